@@ -1,0 +1,188 @@
+import { availableParallelism } from "node:os";
+import { type Static, Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+
+/**
+ * The one place that reads process.env. Every variable an operator can set is declared here with its
+ * accepted values, parsed once, and handed to the rest of the program as a plain frozen object, so a
+ * test can build any configuration without touching the environment.
+ */
+
+const Integer = (minimum: number, maximum: number) => Type.Integer({ minimum, maximum });
+const OptionalLimit = Type.Union([Type.Null(), Integer(1, 1_000_000_000)]);
+
+const ConfigSchema = Type.Object({
+  databaseUrl: Type.Union([Type.Null(), Type.String({ pattern: "^postgres(ql)?://" })]),
+  dataDir: Type.String({ minLength: 1 }),
+  port: Integer(0, 65535),
+  host: Type.String({ minLength: 1 }),
+  environment: Type.Union([Type.Literal("production"), Type.Literal("sandbox")]),
+  shards: Integer(1, 4096),
+  workers: Integer(0, 256),
+  match: Type.Object({
+    radiusM: Integer(1, 5000),
+    beforeMinutes: Integer(0, 10080),
+    afterMinutes: Integer(0, 10080),
+    defaultDurationMinutes: Integer(1, 43200),
+  }),
+  catalogPollSeconds: Integer(1, 3600),
+  rateLimit: Type.Object({
+    enabled: Type.Boolean(),
+    windowSeconds: Integer(1, 86400),
+    ingest: OptionalLimit,
+    read: OptionalLimit,
+    write: OptionalLimit,
+    store: Type.Union([Type.Literal("memory"), Type.String({ pattern: "^rediss?://" })]),
+  }),
+  cursorSecret: Type.Union([Type.Null(), Type.String({ minLength: 32 })]),
+  demo: Type.Boolean(),
+});
+
+export type Config = Static<typeof ConfigSchema>;
+export type Environment = Config["environment"];
+
+type Env = Record<string, string | undefined>;
+
+/** Raised with every offending variable named, so an operator fixes them all in one go. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+/** What each variable accepts, in the words an operator reads in the error. */
+const accepts: Record<string, string> = {
+  DATABASE_URL: "a postgres:// or postgresql:// URL",
+  DATA_DIR: "a directory path",
+  PORT: "an integer from 0 to 65535",
+  HOST: "a host name or address",
+  SERVICE_ENVIRONMENT: "production or sandbox",
+  SHARDS: "an integer from 1 to 4096",
+  WORKERS: "an integer from 0 to 256 (0 matches on the main thread)",
+  MATCH_RADIUS_M: "an integer from 1 to 5000 (metres)",
+  MATCH_BEFORE_MINUTES: "an integer from 0 to 10080",
+  MATCH_AFTER_MINUTES: "an integer from 0 to 10080",
+  MATCH_DEFAULT_DURATION_MINUTES: "an integer from 1 to 43200",
+  CATALOG_POLL_SECONDS: "an integer from 1 to 3600",
+  RATE_LIMIT_ENABLED: "true or false",
+  RATE_LIMIT_WINDOW_SECONDS: "an integer from 1 to 86400",
+  RATE_LIMIT_INGEST: "a positive integer, or empty for no limit",
+  RATE_LIMIT_READ: "a positive integer, or empty for no limit",
+  RATE_LIMIT_WRITE: "a positive integer, or empty for no limit",
+  RATE_LIMIT_STORE: "memory, or a redis:// URL",
+  CURSOR_SECRET: "a string of at least 32 characters",
+  DEMO: "true or false",
+};
+
+/** Maps each config path back to the variable it came from, to name it in errors. */
+const variableOf: Record<string, string> = {
+  "/databaseUrl": "DATABASE_URL",
+  "/dataDir": "DATA_DIR",
+  "/port": "PORT",
+  "/host": "HOST",
+  "/environment": "SERVICE_ENVIRONMENT",
+  "/shards": "SHARDS",
+  "/workers": "WORKERS",
+  "/match/radiusM": "MATCH_RADIUS_M",
+  "/match/beforeMinutes": "MATCH_BEFORE_MINUTES",
+  "/match/afterMinutes": "MATCH_AFTER_MINUTES",
+  "/match/defaultDurationMinutes": "MATCH_DEFAULT_DURATION_MINUTES",
+  "/catalogPollSeconds": "CATALOG_POLL_SECONDS",
+  "/rateLimit/enabled": "RATE_LIMIT_ENABLED",
+  "/rateLimit/windowSeconds": "RATE_LIMIT_WINDOW_SECONDS",
+  "/rateLimit/ingest": "RATE_LIMIT_INGEST",
+  "/rateLimit/read": "RATE_LIMIT_READ",
+  "/rateLimit/write": "RATE_LIMIT_WRITE",
+  "/rateLimit/store": "RATE_LIMIT_STORE",
+  "/cursorSecret": "CURSOR_SECRET",
+  "/demo": "DEMO",
+};
+
+/** Empty strings count as unset: `RATE_LIMIT_READ=` is how an operator says "no limit". */
+function raw(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/** Numbers are parsed strictly (no "12abc", no "1e3") so a typo fails instead of half-working. */
+function number(env: Env, name: string, fallback: number | null): unknown {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  return /^-?\d+$/.test(value) ? Number(value) : value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): unknown {
+  const value = raw(env, name)?.toLowerCase();
+  if (value === undefined) return fallback;
+  if (value === "true" || value === "1") return true;
+  if (value === "false" || value === "0") return false;
+  return value;
+}
+
+/** The default worker count: one thread per spare core, none on a single-core machine. */
+function defaultWorkers(): number {
+  return Math.max(0, availableParallelism() - 1);
+}
+
+export function parseConfig(env: Env): Config {
+  const candidate = {
+    databaseUrl: raw(env, "DATABASE_URL") ?? null,
+    dataDir: raw(env, "DATA_DIR") ?? "./.data",
+    port: number(env, "PORT", 3000),
+    host: raw(env, "HOST") ?? "127.0.0.1",
+    environment: raw(env, "SERVICE_ENVIRONMENT") ?? "sandbox",
+    shards: number(env, "SHARDS", 16),
+    workers: number(env, "WORKERS", defaultWorkers()),
+    match: {
+      radiusM: number(env, "MATCH_RADIUS_M", 500),
+      beforeMinutes: number(env, "MATCH_BEFORE_MINUTES", 120),
+      afterMinutes: number(env, "MATCH_AFTER_MINUTES", 60),
+      defaultDurationMinutes: number(env, "MATCH_DEFAULT_DURATION_MINUTES", 300),
+    },
+    catalogPollSeconds: number(env, "CATALOG_POLL_SECONDS", 5),
+    rateLimit: {
+      enabled: boolean(env, "RATE_LIMIT_ENABLED", false),
+      windowSeconds: number(env, "RATE_LIMIT_WINDOW_SECONDS", 60),
+      ingest: number(env, "RATE_LIMIT_INGEST", null),
+      read: number(env, "RATE_LIMIT_READ", null),
+      write: number(env, "RATE_LIMIT_WRITE", null),
+      store: raw(env, "RATE_LIMIT_STORE") ?? "memory",
+    },
+    cursorSecret: raw(env, "CURSOR_SECRET") ?? null,
+    demo: boolean(env, "DEMO", raw(env, "DATABASE_URL") === undefined),
+  };
+  const problems = new Set<string>();
+  for (const error of Value.Errors(ConfigSchema, candidate)) {
+    const name = variableOf[error.path] ?? error.path;
+    problems.add(`${name}: got ${JSON.stringify(error.value)}, expected ${accepts[name] ?? error.message}`);
+  }
+  if (problems.size > 0) throw new ConfigError([...problems]);
+  return Object.freeze(candidate as Config);
+}
+
+/** Reads the process environment; the only call site of process.env in the program. */
+export function loadConfig(): Config {
+  return parseConfig(process.env);
+}
+
+/** Variables the CLI and load tools pass through to a child server process they start. */
+export function processEnv(): Env {
+  return { ...process.env };
+}
+
+/** Whether stdout is an interactive terminal (progress bars are drawn only there). */
+export function isInteractive(): boolean {
+  return process.stdout.isTTY === true && raw(process.env, "CI") === undefined;
+}
+
+/**
+ * The PostgreSQL server tests run against: TEST_DATABASE_URL, else DATABASE_URL, else the local default.
+ * Test files create a database of their own on it and drop it afterwards.
+ */
+export function testDatabaseUrl(): string {
+  return (
+    raw(process.env, "TEST_DATABASE_URL") ??
+    raw(process.env, "DATABASE_URL") ??
+    "postgres://postgres@127.0.0.1:5432/postgres"
+  );
+}

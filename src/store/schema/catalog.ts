@@ -1,0 +1,81 @@
+import {
+  bigint,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+} from "drizzle-orm/pg-core";
+
+export const venues = pgTable("venues", {
+  id: integer("id").primaryKey(),
+  name: text("name").notNull(),
+  city: text("city"),
+  region: text("region"),
+  country: text("country"),
+  latitude: doublePrecision("latitude").notNull(),
+  longitude: doublePrecision("longitude").notNull(),
+  /** IANA zone that turns the venue's local event times into instants. */
+  timezone: text("timezone").notNull(),
+  /** Match radius in metres; null means the service default MATCH_RADIUS_M. */
+  radiusM: integer("radius_m"),
+});
+
+export const performers = pgTable("performers", {
+  id: integer("id").primaryKey(),
+  name: text("name").notNull(),
+  category: text("category"),
+  imageUrl: text("image_url"),
+});
+
+export const events = pgTable(
+  "events",
+  {
+    id: integer("id").primaryKey(),
+    name: text("name").notNull(),
+    venueId: integer("venue_id")
+      .notNull()
+      .references(() => venues.id),
+    /** Exactly as the catalog holds it (`YYYY-MM-DDTHH:MM:SS`): echoed to partners, never converted. */
+    startsAtLocal: text("starts_at_local").notNull(),
+    endsAtLocal: text("ends_at_local"),
+    /** startsAtLocal read in the venue's zone (DST gap moves forward, overlap takes the earlier instant). */
+    startsAt: timestamp("starts_at", { withTimezone: true, mode: "date" }).notNull(),
+    /** endsAtLocal the same way; null when the catalog has no end (the default duration applies). */
+    endsAt: timestamp("ends_at", { withTimezone: true, mode: "date" }),
+    licensed: boolean("licensed").notNull().default(true),
+  },
+  (t) => [index("events_venue_idx").on(t.venueId)],
+);
+
+export const eventPerformers = pgTable(
+  "event_performers",
+  {
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
+    performerId: integer("performer_id")
+      .notNull()
+      .references(() => performers.id),
+    isHeadliner: boolean("is_headliner"),
+    /** Order of the performer in the catalog line, kept so billing order survives a round trip. */
+    position: integer("position").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.eventId, t.performerId] }),
+    index("event_performers_performer_idx").on(t.performerId),
+  ],
+);
+
+/**
+ * One row (id = 1) whose version grows on every import. A running server polls it to learn that the
+ * catalog changed without scanning the catalog tables.
+ */
+export const catalogState = pgTable("catalog_state", {
+  id: integer("id").primaryKey(),
+  version: bigint("version", { mode: "bigint" }).notNull(),
+  updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+});

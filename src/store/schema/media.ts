@@ -1,0 +1,78 @@
+import { sql } from "drizzle-orm";
+import {
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { events } from "./catalog.ts";
+import { users } from "./users.ts";
+
+/** Media items that matched an event. Items that match nothing are never stored (spec §3 rule 3). */
+export const media = pgTable(
+  "media",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    /** The partner's asset id, opaque, at most 255 characters: the deduplication key within the user. */
+    mediaId: text("media_id").notNull(),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id),
+    venueId: integer("venue_id").notNull(),
+    takenAt: timestamp("taken_at", { withTimezone: true, mode: "date" }).notNull(),
+    latitude: doublePrecision("latitude").notNull(),
+    longitude: doublePrecision("longitude").notNull(),
+    mediaType: text("media_type", { enum: ["photo", "video"] }).notNull(),
+    filename: text("filename"),
+    durationSeconds: doublePrecision("duration_seconds"),
+    thumbnailUrl: text("thumbnail_url"),
+    deviceMake: text("device_make"),
+    deviceModel: text("device_model"),
+    deviceLensModel: text("device_lens_model"),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.mediaId] }),
+    index("media_user_event_idx").on(t.userId, t.eventId, t.takenAt),
+  ],
+);
+
+/**
+ * One row per (user, event) the user has kept media at: the attended-event history. Maintained in the
+ * same transaction as `media` so history pages and stats read a small per-user set instead of
+ * aggregating every kept item. `mediaCount` drops to 0 rather than deleting the row, so a hidden flag
+ * survives its media being re-evaluated away and back.
+ */
+export const userEvents = pgTable(
+  "user_events",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id),
+    /** Copy of the event's start instant: the history's sort key, so a page is one index range scan. */
+    startsAt: timestamp("starts_at", { withTimezone: true, mode: "date" }).notNull(),
+    mediaCount: integer("media_count").notNull().default(0),
+    photoCount: integer("photo_count").notNull().default(0),
+    videoCount: integer("video_count").notNull().default(0),
+    hidden: boolean("hidden").notNull().default(false),
+    firstMatchedAt: timestamp("first_matched_at", { withTimezone: true, mode: "date" })
+      .notNull()
+      .defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.eventId] }),
+    index("user_events_history_idx")
+      .on(t.userId, t.startsAt.desc(), t.eventId.desc())
+      .where(sql`${t.mediaCount} > 0 and not ${t.hidden}`),
+  ],
+);
