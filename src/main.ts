@@ -1,27 +1,56 @@
-import { Elysia } from "elysia";
-import { ConfigError, loadConfig } from "./config.ts";
+import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { createApp, type Log } from "./http/app.ts";
+import { serve } from "./http/server.ts";
+import { createRateLimits } from "./limits/index.ts";
+import { startMatchingEngine } from "./shards/engine.ts";
 import { openStore } from "./store/db.ts";
+import { bootstrapDemo } from "./store/demo.ts";
+import { cursorSecretOf } from "./store/settings.ts";
 
-async function main(): Promise<void> {
-  const config = loadConfig();
+/** One JSON object per line on stderr: easy to grep by eye, easy to ship to a log pipeline. */
+const log: Log = (event, fields = {}) => {
+  console.error(JSON.stringify({ time: new Date().toISOString(), event, ...fields }));
+};
+
+async function start(config: Config): Promise<void> {
   const store = await openStore(config);
-  const app = new Elysia({ prefix: "/v1" })
-    .get("/ping", () => ({ status: "ok", version: "v1" }))
-    .listen({
-      port: config.port,
-      hostname: config.host,
-    });
-  console.log(`rollcall listening on http://${config.host}:${app.server?.port}/v1`);
-  const shutdown = async () => {
-    await app.stop();
+  if (config.demo) {
+    const baseUrl = `http://${config.host}:${config.port}/v1`;
+    await bootstrapDemo(store, (line) => console.log(line), { baseUrl, environment: config.environment });
+  }
+  const matcher = await startMatchingEngine({
+    store,
+    settings: config.match,
+    shards: config.shards,
+    workers: config.workers,
+    pollSeconds: config.catalogPollSeconds,
+    log: (line) => log("catalog", { message: line }),
+  });
+  const limits = createRateLimits(config, { store, log });
+  const cursorSecret = await cursorSecretOf(store, config.cursorSecret);
+  const app = createApp({ config, store, matcher, limits, cursorSecret, log });
+  const server = serve(app, { port: config.port, host: config.host });
+  console.log(`rollcall listening on http://${config.host}:${server.port}/v1`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log("shutdown", { signal });
+    // In-flight requests finish before the matcher and the database they use go away.
+    await server.stop();
+    await matcher.close();
+    await limits.close();
     await store.close();
     process.exit(0);
   };
-  process.once("SIGTERM", shutdown);
-  process.once("SIGINT", shutdown);
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  process.once("SIGINT", () => void shutdown("SIGINT"));
 }
 
-main().catch((error: unknown) => {
+try {
+  await start(loadConfig());
+} catch (error) {
   console.error(error instanceof ConfigError ? error.message : error);
   process.exit(1);
-});
+}

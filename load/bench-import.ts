@@ -1,0 +1,108 @@
+import { randomBytes } from "node:crypto";
+import { rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import postgres from "postgres";
+import { testDatabaseUrl } from "../src/config.ts";
+import { generateCatalog } from "../src/store/catalog/generate/index.ts";
+import { importCatalog } from "../src/store/catalog/import.ts";
+import { fileLines } from "../src/store/catalog/lines.ts";
+import { openStore } from "../src/store/db.ts";
+
+/**
+ * Catalog benchmark: generates N events into a file under the temp directory, imports it into a
+ * throwaway database on the test PostgreSQL server (TEST_DATABASE_URL, DATABASE_URL or the local
+ * default), optionally imports it again unchanged, and prints the times and rates.
+ *
+ *   bun run bench -- --events 1000000 [--seed 1] [--reimport] [--keep-file]
+ */
+
+const USAGE = "usage: bun run bench -- [--events N] [--seed S] [--reimport] [--keep-file]";
+
+function parseOptions() {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: {
+      events: { type: "string", default: "1000000" },
+      seed: { type: "string", default: "1" },
+      reimport: { type: "boolean", default: false },
+      "keep-file": { type: "boolean", default: false },
+    },
+  });
+  const events = Number(values.events);
+  const seed = Number(values.seed);
+  if (!Number.isSafeInteger(events) || events < 1 || !Number.isSafeInteger(seed) || seed < 0) {
+    throw new Error(USAGE);
+  }
+  return { events, seed, reimport: values.reimport, keepFile: values["keep-file"] };
+}
+
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+const seconds = (since: number) => (performance.now() - since) / 1000;
+const rate = (count: number, elapsed: number) => Math.round(count / elapsed).toLocaleString("en-US");
+const mib = (bytes: number) => `${(bytes / 1_048_576).toFixed(0)} MiB`;
+
+async function generate(path: string, events: number, seed: number): Promise<void> {
+  const writer = Bun.file(path).writer({ highWaterMark: 1 << 20 });
+  let buffer = "";
+  for (const line of generateCatalog({ events, seed })) {
+    buffer += `${line}\n`;
+    if (buffer.length >= 1 << 20) {
+      writer.write(buffer);
+      buffer = "";
+    }
+  }
+  writer.write(buffer);
+  await writer.end();
+}
+
+async function importOnce(url: string, path: string, events: number, label: string): Promise<void> {
+  const store = await openStore({ databaseUrl: url, dataDir: "" });
+  try {
+    const started = performance.now();
+    const report = await importCatalog(store, fileLines(path));
+    const elapsed = seconds(started);
+    if (!report.ok) throw new Error(`import rejected the file: ${JSON.stringify(report.errors.slice(0, 5))}`);
+    const { inserted, updated, unchanged } = report.events;
+    console.log(
+      `${label}: ${elapsed.toFixed(1)} s, ${rate(events, elapsed)} events/s ` +
+        `(${inserted} new, ${updated} changed, ${unchanged} unchanged)`,
+    );
+  } finally {
+    await store.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions();
+  const path = join(tmpdir(), `rollcall-bench-${options.events}-${options.seed}.jsonl`);
+  const started = performance.now();
+  await generate(path, options.events, options.seed);
+  const generated = seconds(started);
+  console.log(
+    `generate: ${options.events} events, ${mib(statSync(path).size)} in ${generated.toFixed(1)} s, ` +
+      `${rate(options.events, generated)} events/s -> ${path}`,
+  );
+
+  const admin = postgres(testDatabaseUrl(), { max: 1, onnotice: () => {} });
+  const name = `rollcall_bench_${randomBytes(4).toString("hex")}`;
+  await admin.unsafe(`create database ${name}`);
+  try {
+    const url = withDatabase(testDatabaseUrl(), name);
+    await importOnce(url, path, options.events, "import");
+    if (options.reimport) await importOnce(url, path, options.events, "re-import (unchanged)");
+  } finally {
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end();
+    if (!options.keepFile) rmSync(path, { force: true });
+  }
+  console.log(`peak RSS: ${mib(process.resourceUsage().maxRSS * 1024)}`);
+}
+
+await main();

@@ -1,0 +1,64 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { SweepCell } from "./charts.ts";
+import type { Machine } from "./machine.ts";
+import { kindRows, type RunSummary, tableRows } from "./summary.ts";
+
+export const RESULTS_DIR = join(import.meta.dir, "..", "results");
+
+/** Everything one invocation measured, written as JSON next to its chart. */
+export type Report = {
+  scenario: string;
+  startedAt: string;
+  /** The command line, so the figures can be reproduced. */
+  command: string;
+  machine: Machine;
+  /** Catalog size, kept items, users, server settings: what the numbers were measured against. */
+  setup: Record<string, unknown>;
+  runs: RunSummary[];
+  /** Named ratios of the same invocation (rollcall against a baseline). */
+  ratios: Record<string, number>;
+  sweep: SweepCell[] | null;
+  /** Anything that breaks "no errors, no non-2xx but provoked 429s". Empty on a clean run. */
+  problems: string[];
+};
+
+/** Errors, timeouts and unexpected statuses of every run. */
+export function problemsOf(runs: readonly RunSummary[], expectedStatuses: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const run of runs) {
+    if (run.errors > 0)
+      problems.push(`${run.label}: ${run.errors} connection errors (${run.timeouts} timeouts)`);
+    for (const [status, count] of Object.entries(run.non2xx)) {
+      if (!expectedStatuses.includes(status))
+        problems.push(`${run.label}: ${count} responses with status ${status}`);
+    }
+  }
+  return problems;
+}
+
+export function printReport(report: Report): void {
+  console.log(`\n${report.scenario}: ${JSON.stringify(report.setup)}`);
+  console.table(tableRows(report.runs));
+  for (const run of report.runs) {
+    if (Object.keys(run.byKind).length > 1) {
+      console.log(`${run.label} by request kind:`);
+      console.table(kindRows(run));
+    }
+  }
+  for (const [name, value] of Object.entries(report.ratios)) console.log(`${name}: ${value}`);
+  for (const problem of report.problems) console.log(`PROBLEM ${problem}`);
+}
+
+/** Writes `<scenario>-<time>.json` and, when there is one, the `.svg` chart; returns the paths. */
+export function writeReport(report: Report, svg: string | null, directory = RESULTS_DIR): string[] {
+  mkdirSync(directory, { recursive: true });
+  const base = join(
+    directory,
+    `${report.scenario}-${report.startedAt.replaceAll(":", "-").replace(/\..*/, "")}`,
+  );
+  writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
+  if (svg === null) return [`${base}.json`];
+  writeFileSync(`${base}.svg`, svg);
+  return [`${base}.json`, `${base}.svg`];
+}

@@ -1,0 +1,101 @@
+import { SingleBar } from "cli-progress";
+import { ConfigError, isInteractive, loadConfig } from "../src/config.ts";
+import type { Store } from "../src/store/db.ts";
+import { parseLoadArgs, type Scenario as ScenarioName, USAGE, UsageError } from "./args.ts";
+import { describeMachine } from "./report/machine.ts";
+import { printReport, problemsOf, writeReport } from "./report/write.ts";
+import type { Scenario, ScenarioContext } from "./scenarios/common.ts";
+import { ingest } from "./scenarios/ingest.ts";
+import { mixed } from "./scenarios/mixed.ts";
+import { history, stats } from "./scenarios/reads.ts";
+import { sweep } from "./scenarios/sweep.ts";
+import { seedKeptItems } from "./seed/keptItems.ts";
+import { catalogCounts, openTarget } from "./target/index.ts";
+import { keptUsers } from "./target/users.ts";
+import { readCatalogSample } from "./traffic/sample.ts";
+
+const scenarios: Record<ScenarioName, Scenario> = { ingest, history, stats, mixed, sweep };
+
+/** Events read from the catalog to draw traffic from: plenty of distinct events, little memory. */
+const SAMPLE_EVENTS = 100_000;
+
+const log = (message: string) => console.error(`[load] ${message}`);
+
+/** The data-scale pre-load, skipped when the partner already has its kept users (a rerun). */
+async function seedIfWanted(
+  store: Store,
+  partnerId: string,
+  keptItems: number,
+  seed: number,
+  settings: ScenarioContext["settings"],
+) {
+  if (keptItems === 0 || (await keptUsers(store, partnerId)).length > 0) return;
+  if (store.client === null) throw new Error("--kept-items needs PostgreSQL (COPY)");
+  const sample = await readCatalogSample(store, SAMPLE_EVENTS, seed);
+  log(`loading ${keptItems} kept items with COPY`);
+  const bar = isInteractive() ? new SingleBar({ format: "kept items [{bar}] {value}/{total}" }) : null;
+  bar?.start(keptItems, 0);
+  const started = performance.now();
+  const report = await seedKeptItems(store.client, sample, {
+    keptItems,
+    partnerId,
+    seed,
+    settings,
+    onProgress: (rows) => bar?.update(rows),
+  });
+  bar?.stop();
+  const seconds = (performance.now() - started) / 1000;
+  log(
+    `kept ${report.media} items for ${report.users} users at ${report.userEvents} events in ${seconds.toFixed(0)} s`,
+  );
+}
+
+async function main(argv: string[]): Promise<number> {
+  const config = loadConfig();
+  const options = parseLoadArgs(argv, config.databaseUrl);
+  const startedAt = new Date().toISOString();
+  const settings = config.match;
+  const target = await openTarget(
+    options,
+    (store, partnerId) => seedIfWanted(store, partnerId, options.keptItems, options.seed, settings),
+    log,
+  );
+  try {
+    const sample = await readCatalogSample(target.store, SAMPLE_EVENTS, options.seed);
+    const outcome = await scenarios[options.scenario]({ options, target, sample, settings, log });
+    const sendsMedia = options.scenario !== "history" && options.scenario !== "stats";
+    const report = {
+      scenario: options.scenario,
+      startedAt,
+      command: `bun run load -- ${argv.join(" ")}`,
+      machine: await describeMachine(target.store.client),
+      setup: {
+        catalog: await catalogCounts(target.store),
+        keptItems: options.keptItems,
+        ...(sendsMedia
+          ? { users: options.users, batches: options.batches, batchSize: options.batchSize }
+          : {}),
+        durationSeconds: options.durationSeconds,
+        server: options.url ?? target.server,
+        reusedDatabase: target.reused,
+      },
+      runs: outcome.runs,
+      ratios: outcome.ratios,
+      sweep: outcome.sweep,
+      problems: problemsOf(outcome.runs, options.expectedStatuses),
+    };
+    printReport(report);
+    for (const path of writeReport(report, outcome.chart)) console.log(`wrote ${path}`);
+    return report.problems.length === 0 ? 0 : 1;
+  } finally {
+    await target.close();
+  }
+}
+
+try {
+  process.exitCode = await main(Bun.argv.slice(2));
+} catch (error) {
+  if (error instanceof UsageError) console.error(`${error.message}\n${USAGE}`);
+  else console.error(error instanceof ConfigError ? error.message : error);
+  process.exitCode = 2;
+}

@@ -1,0 +1,77 @@
+import { createHash, randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import postgres from "postgres";
+import { testDatabaseUrl } from "../../src/config.ts";
+
+/** A database of its own on the test server (the admin server of src/config.ts testDatabaseUrl()). */
+export type LoadDatabase = {
+  name: string;
+  url: string;
+  /** True when a kept database from an earlier run was found complete and is reused as it is. */
+  reused: boolean;
+  /** Marks the setup (catalog import, seeding) as complete, so a later --keep-db run may reuse it. */
+  markComplete(): Promise<void>;
+  /** Drops the database unless it is kept. */
+  release(): Promise<void>;
+};
+
+const MIGRATIONS = join(import.meta.dir, "..", "..", "drizzle");
+
+/**
+ * The marker of a completed setup names the migrations it was made with: a kept database from before a
+ * schema change is rebuilt rather than reused (it could not even be migrated, the single initial
+ * migration being regenerated on every change).
+ */
+function completeMarker(): string {
+  const hash = createHash("sha256");
+  for (const file of readdirSync(MIGRATIONS)
+    .filter((name) => name.endsWith(".sql"))
+    .sort()) {
+    hash.update(readFileSync(join(MIGRATIONS, file)));
+  }
+  return `rollcall-load: setup complete, migrations ${hash.digest("hex").slice(0, 16)}`;
+}
+
+function withDatabaseName(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+async function onAdmin<T>(work: (admin: postgres.Sql) => Promise<T>): Promise<T> {
+  const admin = postgres(testDatabaseUrl(), { max: 1, onnotice: () => {} });
+  try {
+    return await work(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * A throwaway database, or with `keptName` a named one that survives the run: a 10-million-item data set
+ * takes minutes to load, so repeated measurements reuse it when its setup had completed.
+ */
+export async function openLoadDatabase(keptName: string | null): Promise<LoadDatabase> {
+  const name = keptName ?? `rollcall_load_${randomBytes(6).toString("hex")}`;
+  const complete = completeMarker();
+  const reused = await onAdmin(async (admin) => {
+    const [found] = await admin<{ comment: string | null }[]>`
+      select shobj_description(oid, 'pg_database') as comment from pg_database where datname = ${name}`;
+    if (found?.comment === complete) return true;
+    if (found) await admin.unsafe(`drop database "${name}" with (force)`);
+    await admin.unsafe(`create database "${name}"`);
+    return false;
+  });
+  return {
+    name,
+    url: withDatabaseName(testDatabaseUrl(), name),
+    reused,
+    markComplete: () =>
+      onAdmin((admin) => admin.unsafe(`comment on database "${name}" is '${complete}'`)).then(() => {}),
+    async release() {
+      if (keptName !== null) return;
+      await onAdmin((admin) => admin.unsafe(`drop database if exists "${name}" with (force)`));
+    },
+  };
+}

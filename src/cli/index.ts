@@ -1,0 +1,108 @@
+import { once } from "node:events";
+import { ConfigError, isInteractive, loadConfig } from "../config.ts";
+import { openStore } from "../store/db.ts";
+import { catalog } from "./catalog.ts";
+import { CommandError, type CommandGroup, type Context, UsageError } from "./command.ts";
+import { keys } from "./keys.ts";
+import { partners } from "./partners.ts";
+
+/**
+ * The operator CLI (contract §11): `bun run cli <group> <command> [arguments]`. Exit codes: 0 done,
+ * 1 the command failed (bad configuration, unknown partner, bad catalog lines...), 2 wrong usage.
+ * It opens the store exactly as the server does: DATABASE_URL, else the embedded database in DATA_DIR.
+ */
+
+const groups: CommandGroup[] = [partners, keys, catalog];
+
+function usage(only?: CommandGroup): string[] {
+  const lines = ["usage: bun run cli <command> [arguments]", ""];
+  for (const group of only ? [only] : groups) {
+    for (const [name, command] of Object.entries(group.subcommands)) {
+      lines.push(`  ${group.name} ${name} ${command.usage}`.trimEnd());
+      lines.push(`      ${command.summary}`);
+    }
+  }
+  lines.push(
+    "",
+    "The CLI uses the server's database: DATABASE_URL, else the embedded one under DATA_DIR (./.data).",
+    "Stop a server running on the embedded database first: only one process can open it.",
+  );
+  return lines;
+}
+
+const context: Context = {
+  out: (line) => console.log(line),
+  err: (line) => console.error(line),
+  async write(chunk) {
+    if (!process.stdout.write(chunk)) await once(process.stdout, "drain");
+  },
+  interactive: isInteractive(),
+  async withStore(work) {
+    const store = await openStore(loadConfig());
+    try {
+      return await work(store);
+    } finally {
+      await store.close();
+    }
+  },
+};
+
+function isHelp(arg: string | undefined): boolean {
+  return arg === "help" || arg === "--help" || arg === "-h";
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [groupName, commandName, ...args] = argv;
+  if (groupName === undefined || isHelp(groupName)) {
+    for (const line of usage()) (groupName === undefined ? context.err : context.out)(line);
+    return groupName === undefined ? 2 : 0;
+  }
+  const group = groups.find((g) => g.name === groupName);
+  if (group === undefined) {
+    context.err(`error: unknown command ${JSON.stringify(groupName)}`);
+    for (const line of usage()) context.err(line);
+    return 2;
+  }
+  const command =
+    commandName !== undefined && Object.hasOwn(group.subcommands, commandName)
+      ? group.subcommands[commandName]
+      : undefined;
+  if (command === undefined || commandName === undefined) {
+    if (isHelp(commandName)) {
+      for (const line of usage(group)) context.out(line);
+      return 0;
+    }
+    context.err(`error: ${commandName === undefined ? "missing" : "unknown"} ${group.name} command`);
+    for (const line of usage(group)) context.err(line);
+    return 2;
+  }
+  if (args.some(isHelp)) {
+    context.out(`usage: bun run cli ${group.name} ${commandName} ${command.usage}`);
+    context.out(`  ${command.summary}`);
+    return 0;
+  }
+  try {
+    await command.run(args, context);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      context.err(`error: ${error.message}`);
+      context.err(`usage: bun run cli ${group.name} ${commandName} ${command.usage}`);
+      return 2;
+    }
+    if (error instanceof CommandError || error instanceof ConfigError) {
+      context.err(`error: ${error.message}`);
+      return 1;
+    }
+    context.err(`error: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+// A reader that goes away early (`catalog generate | head`) is not an error worth a stack trace.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,92 @@
+import { Elysia, ValidationError } from "elysia";
+import type { Config } from "../config.ts";
+import type { RateLimits } from "../limits/index.ts";
+import type { Matcher } from "../shards/matcher.ts";
+import type { Store } from "../store/db.ts";
+import { createAuthenticator } from "./auth.ts";
+import { ApiError, errorResponse, internalError } from "./errors.ts";
+import { eventsResource } from "./events.ts";
+import { contextOf, createGate } from "./gate.ts";
+import { hidingResource } from "./hiding.ts";
+import { mediaResource } from "./media.ts";
+import { mediaValidation } from "./mediaSchema.ts";
+import { operationalResource } from "./operational.ts";
+import { compileRoutes, routePolicies } from "./routes.ts";
+import { statsResource } from "./stats.ts";
+import { syncResource } from "./sync.ts";
+import { usersResource, userValidation } from "./users.ts";
+import { invalidRequest, issuesOf, type ValidationTranslator } from "./validation.ts";
+
+export type Log = (event: string, fields?: Record<string, unknown>) => void;
+
+/** Everything the HTTP layer needs, built by main.ts (or a test) and handed in. */
+export type AppDeps = {
+  config: Config;
+  store: Store;
+  matcher: Matcher;
+  limits: RateLimits;
+  /** Secret that signs history cursors; the same on every instance sharing a database. */
+  cursorSecret: string;
+  log: Log;
+};
+
+/** Schema failures of a route, keyed `METHOD /v1/path`, when the route's codes are not invalid_request. */
+const validationTranslators: Record<string, ValidationTranslator> = { ...userValidation, ...mediaValidation };
+
+/**
+ * Turns anything thrown while serving into the contract's envelope. The framework's own failures
+ * (parse, validation, unknown route) are mapped here too, so no plain-text or 422 answer escapes.
+ */
+function toApiError(error: unknown, route: string, method: string, log: Log): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof ValidationError) {
+    const translate = validationTranslators[`${method} ${route}`] ?? invalidRequest;
+    return translate(issuesOf(error), error.type);
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "NOT_FOUND") return new ApiError("not_found", "No such path.");
+  if (code === "PARSE") return new ApiError("invalid_request", "The request body is not valid JSON.");
+  log("internal_error", {
+    route,
+    method,
+    error: error instanceof Error ? (error.stack ?? error.message) : error,
+  });
+  return internalError();
+}
+
+export function createApp(deps: AppDeps) {
+  const gate = createGate({
+    routes: compileRoutes(routePolicies),
+    authenticate: createAuthenticator(deps.store, deps.config.environment),
+    limits: deps.limits,
+  });
+  // "typebox" normalization validates the body as sent and only then drops unknown members. The
+  // default ("exactMirror") reshapes the body to the schema before validating it, which turns a wrong
+  // JSON type into an empty object or a coerced value instead of a 400 (contract §1).
+  return new Elysia({ prefix: "/v1", normalize: "typebox" })
+    .onRequest(async ({ request }) => {
+      try {
+        await gate(request);
+      } catch (error) {
+        return errorResponse(toApiError(error, "", request.method, deps.log));
+      }
+      return undefined;
+    })
+    .onParse(({ request }) => {
+      // The gate read the body already; a JSON `null` body must reach validation as null (a 400), not {}.
+      const context = contextOf(request);
+      return context === undefined ? {} : context.body;
+    })
+    .onError(({ error, route, request }) =>
+      errorResponse(toApiError(error, route ?? "", request.method, deps.log)),
+    )
+    .use(operationalResource(deps))
+    .use(usersResource(deps))
+    .use(syncResource(deps))
+    .use(statsResource(deps))
+    .use(hidingResource(deps))
+    .use(mediaResource(deps))
+    .use(eventsResource(deps));
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,78 @@
+import { ApiError } from "./errors.ts";
+
+/** Contract §1: request bodies over 2 MiB are refused with 413 payload_too_large. */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+const tooLarge = () =>
+  new ApiError("payload_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes; split it and resend.`);
+
+/** `application/json`, any case, optionally with parameters such as `charset=utf-8`. */
+function isJson(contentType: string | null): boolean {
+  return contentType !== null && /^\s*application\/json\s*(;|$)/i.test(contentType);
+}
+
+const unsupported = () =>
+  new ApiError("unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
+
+/**
+ * Reads a body without ever holding more than the cap: a chunked body is cut off as soon as it
+ * crosses the cap. `overflow` says which error a body over the cap deserves.
+ */
+async function readCapped(request: Request, overflow: () => ApiError): Promise<Uint8Array> {
+  if (request.body === null) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body) {
+    size += chunk.byteLength;
+    if (size > MAX_BODY_BYTES) throw overflow();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Contract §2 steps 6 and 7 in their order: a non-empty body must be JSON by Content-Type (415), fit
+ * the cap (413), be valid UTF-8 and parse (400). An empty body counts as `{}`. A declared length is
+ * judged before reading, so an oversized upload is refused without being received.
+ */
+export async function readJsonBody(request: Request): Promise<unknown> {
+  const json = isJson(request.headers.get("content-type"));
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > 0 && !json) throw unsupported();
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const bytes = await readCapped(request, json ? tooLarge : unsupported);
+  if (bytes.byteLength === 0) return {};
+  if (!json) throw unsupported();
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new ApiError("invalid_request", "The request body is not valid UTF-8.");
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError("invalid_request", "The request body is not valid JSON.");
+  }
+}
+
+/** The JSON path of the first string holding U+0000, which contract §1 treats as malformed input. */
+export function findNulString(value: unknown, path: (string | number)[] = []): (string | number)[] | null {
+  if (typeof value === "string") return value.includes("\u0000") ? path : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findNulString(value[i], [...path, i]);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === "object") {
+    for (const [key, member] of Object.entries(value)) {
+      const found = findNulString(member, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return null;
+}

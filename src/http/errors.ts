@@ -1,0 +1,94 @@
+import { type Static, Type } from "@sinclair/typebox";
+
+/**
+ * Every error code a partner can see: the specification's table (§7) plus the contract's additions
+ * (payload_too_large, event_not_found). Closed on purpose: adding a code means adding its status below.
+ */
+export type ErrorCode =
+  | "invalid_api_key"
+  | "user_not_found"
+  | "event_not_found"
+  | "invalid_email"
+  | "empty_batch"
+  | "invalid_batch_size"
+  | "invalid_media_item"
+  | "invalid_cursor"
+  | "rate_limited"
+  | "internal_error"
+  | "unsupported_media_type"
+  | "payload_too_large"
+  | "invalid_request"
+  | "not_found"
+  | "method_not_allowed";
+
+export const statusOf = {
+  invalid_api_key: 401,
+  user_not_found: 404,
+  event_not_found: 404,
+  invalid_email: 400,
+  empty_batch: 400,
+  invalid_batch_size: 413,
+  invalid_media_item: 400,
+  invalid_cursor: 400,
+  rate_limited: 429,
+  internal_error: 500,
+  unsupported_media_type: 415,
+  payload_too_large: 413,
+  invalid_request: 400,
+  not_found: 404,
+  method_not_allowed: 405,
+} as const satisfies Record<ErrorCode, number>;
+
+export const ErrorEnvelope = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String(),
+      message: Type.String(),
+      details: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+    }),
+  },
+  { $id: "#/components/schemas/ErrorEnvelope", title: "ErrorEnvelope" },
+);
+export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
+
+/** A failure meant for the partner: its message is written for them and safe to show. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> | null = null,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  get status(): number {
+    return statusOf[this.code];
+  }
+}
+
+export function envelopeOf(error: ApiError): ErrorEnvelope {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details === null ? {} : { details: error.details }),
+    },
+  };
+}
+
+export function errorResponse(error: ApiError): Response {
+  return new Response(JSON.stringify(envelopeOf(error)), {
+    status: error.status,
+    headers: { "content-type": "application/json; charset=utf-8", ...error.headers },
+  });
+}
+
+/** The answer to anything unexpected: the cause goes to the log, never to the partner. */
+export const internalError = (): ApiError =>
+  new ApiError("internal_error", "An unexpected error occurred; retry with exponential backoff.");
+
+/** Error envelopes keyed by status, for the `response` option of every route. */
+export function errorResponses<const S extends readonly number[]>(...statuses: S) {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorEnvelope])) as { [K in S[number]]: typeof ErrorEnvelope };
+}

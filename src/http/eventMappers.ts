@@ -1,0 +1,92 @@
+import { t } from "elysia";
+import type { EventDetail, EventMediaDetail, PerformerDetail, VenueDetail } from "../store/eventDetails.ts";
+
+/** Spec §2.4, always with every member (the batch response too, as contract §4 asks). */
+export const VenueBody = t.Object({
+  id: t.Integer(),
+  name: t.String(),
+  city: t.Union([t.String(), t.Null()]),
+  region: t.Union([t.String(), t.Null()]),
+  country: t.Union([t.String(), t.Null()]),
+  latitude: t.Union([t.Number(), t.Null()]),
+  longitude: t.Union([t.Number(), t.Null()]),
+});
+
+/** Spec §2.5. */
+export const PerformerBody = t.Object({
+  id: t.Integer(),
+  name: t.String(),
+  category: t.Union([t.String(), t.Null()]),
+  image_url: t.Union([t.String(), t.Null()]),
+  is_headliner: t.Union([t.Boolean(), t.Null()]),
+});
+
+/** Spec §2.6: `thumbnail_url` is absent when none was submitted, never generated. */
+export const EventMediaBody = t.Object({
+  media_id: t.String(),
+  taken_at: t.String({ format: "date-time" }),
+  media_type: t.Union([t.Literal("photo"), t.Literal("video")]),
+  thumbnail_url: t.Optional(t.String()),
+});
+
+/** Spec §2.3. `media` is absent when the history was asked for with include_media=false. */
+export const EventBody = t.Object({
+  id: t.Integer(),
+  name: t.String(),
+  starts_at_local: t.String({ description: "Local time at the venue, YYYY-MM-DDTHH:MM:SS, never converted" }),
+  venue: VenueBody,
+  performers: t.Array(PerformerBody),
+  media_count: t.Integer(),
+  media: t.Optional(t.Array(EventMediaBody)),
+});
+
+type VenueBody = typeof VenueBody.static;
+type PerformerBody = typeof PerformerBody.static;
+type EventMediaBody = typeof EventMediaBody.static;
+type EventBody = typeof EventBody.static;
+
+function toVenueBody(venue: VenueDetail): VenueBody {
+  return {
+    id: venue.id,
+    name: venue.name,
+    city: venue.city,
+    region: venue.region,
+    country: venue.country,
+    latitude: venue.latitude,
+    longitude: venue.longitude,
+  };
+}
+
+function toPerformerBody(performer: PerformerDetail): PerformerBody {
+  return {
+    id: performer.id,
+    name: performer.name,
+    category: performer.category,
+    image_url: performer.imageUrl,
+    is_headliner: performer.isHeadliner,
+  };
+}
+
+function toEventMediaBody(item: EventMediaDetail): EventMediaBody {
+  const body: EventMediaBody = {
+    media_id: item.mediaId,
+    taken_at: item.takenAt.toISOString(),
+    media_type: item.mediaType,
+  };
+  if (item.thumbnailUrl !== null) body.thumbnail_url = item.thumbnailUrl;
+  return body;
+}
+
+/** The event of spec §2.3, field by field; `media` is included exactly when the detail carries it. */
+export function toEventBody(event: EventDetail): EventBody {
+  const body: EventBody = {
+    id: event.id,
+    name: event.name,
+    starts_at_local: event.startsAtLocal,
+    venue: toVenueBody(event.venue),
+    performers: event.performers.map(toPerformerBody),
+    media_count: event.mediaCount,
+  };
+  if (event.media !== null) body.media = event.media.map(toEventMediaBody);
+  return body;
+}

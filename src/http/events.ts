@@ -1,0 +1,101 @@
+import { Elysia, t } from "elysia";
+import type { Store } from "../store/db.ts";
+import { type EventDetail, loadEventDetails } from "../store/eventDetails.ts";
+import { countVisibleEvents, historyPage } from "../store/history.ts";
+import type { AppDeps } from "./app.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { errorResponses } from "./errors.ts";
+import { EventBody, toEventBody } from "./eventMappers.ts";
+import { partnerOf } from "./gate.ts";
+import { requireUser } from "./requireUser.ts";
+import { UserPath } from "./userPaths.ts";
+
+const DEFAULT_LIMIT = 25;
+
+/**
+ * Query values are matched as text: the framework's number and boolean coercion would let `1e1`, `0x10`,
+ * ` 5` or `+5` through, and the contract wants anything but a plain 1..100 and `true`/`false` refused.
+ */
+const HistoryQuery = t.Object({
+  limit: t.Optional(
+    t.String({ pattern: "^(100|[1-9][0-9]?)$", description: "Integer 1 to 100, default 25" }),
+  ),
+  cursor: t.Optional(t.String({ description: "Opaque: the next_cursor of the previous page" })),
+  include_media: t.Optional(t.Union([t.Literal("true"), t.Literal("false")], { default: "true" })),
+});
+
+const HistoryResponse = t.Object({
+  events: t.Array(EventBody),
+  next_cursor: t.Union([t.String(), t.Null()]),
+  has_more: t.Boolean(),
+  total: t.Union([t.Integer(), t.Null()], {
+    description: "Count of visible events; null after the first page",
+  }),
+});
+type HistoryResponse = typeof HistoryResponse.static;
+
+type HistoryRequest = {
+  userId: string;
+  limit: number;
+  /** The raw cursor, when the partner sent a non-empty one. */
+  cursor: string | null;
+  includeMedia: boolean;
+};
+
+type HistoryOutcome = {
+  events: EventDetail[];
+  nextCursor: string | null;
+  total: number | null;
+};
+
+/**
+ * One page of a user's attended events, newest first. `total` is counted on the first page only: later
+ * pages are read by clients already holding it, and counting every page would cost a scan per page.
+ */
+export async function readHistory(
+  store: Store,
+  cursorSecret: string,
+  request: HistoryRequest,
+): Promise<HistoryOutcome> {
+  const after = request.cursor === null ? null : decodeCursor(cursorSecret, request.userId, request.cursor);
+  const [page, total] = await Promise.all([
+    historyPage(store, request.userId, after, request.limit),
+    after === null ? countVisibleEvents(store, request.userId) : Promise.resolve(null),
+  ]);
+  const events = await loadEventDetails(store, request.userId, page.eventIds, {
+    includeMedia: request.includeMedia,
+  });
+  const nextCursor = page.next === null ? null : encodeCursor(cursorSecret, request.userId, page.next);
+  return { events, nextCursor, total };
+}
+
+function toHistoryResponse(outcome: HistoryOutcome): HistoryResponse {
+  return {
+    events: outcome.events.map(toEventBody),
+    next_cursor: outcome.nextCursor,
+    has_more: outcome.nextCursor !== null,
+    total: outcome.total,
+  };
+}
+
+export function eventsResource({ store, cursorSecret }: AppDeps) {
+  return new Elysia({ name: "events" }).get(
+    "/users/:user_id/events",
+    async ({ request, params, query }) => {
+      const user = await requireUser(store, partnerOf(request).partnerId, params.user_id);
+      const outcome = await readHistory(store, cursorSecret, {
+        userId: user.id,
+        limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
+        cursor: query.cursor === undefined || query.cursor === "" ? null : query.cursor,
+        includeMedia: query.include_media !== "false",
+      });
+      return toHistoryResponse(outcome);
+    },
+    {
+      params: UserPath,
+      query: HistoryQuery,
+      response: { 200: HistoryResponse, ...errorResponses(400, 401, 404, 405, 429, 500) },
+      detail: { summary: "The user's attended events, newest first, paged by cursor", tags: ["events"] },
+    },
+  );
+}

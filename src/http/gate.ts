@@ -1,0 +1,88 @@
+import type { RateLimits } from "../limits/index.ts";
+import type { Authenticator, Partner } from "./auth.ts";
+import { findNulString, readJsonBody } from "./body.ts";
+import { ApiError } from "./errors.ts";
+import type { RouteTable } from "./routes.ts";
+
+/** What the gate learned about a request, for the handlers and the response headers. */
+export type RequestContext = {
+  partner: Partner | null;
+  /** RateLimit headers to put on the response of a limited endpoint. */
+  rateHeaders: Record<string, string>;
+  body: unknown;
+};
+
+/**
+ * Requests are keyed by identity: the gate runs before the framework parses anything, and the
+ * handlers, the body parser and the server wrapper read what it found through this map.
+ */
+const contexts = new WeakMap<Request, RequestContext>();
+
+export function contextOf(request: Request): RequestContext | undefined {
+  return contexts.get(request);
+}
+
+/** The partner the gate authenticated; only routes with `auth: true` reach a handler that asks. */
+export function partnerOf(request: Request): Partner {
+  const partner = contexts.get(request)?.partner;
+  if (!partner) throw new Error("partnerOf called on a route the gate did not authenticate");
+  return partner;
+}
+
+export type GateDeps = {
+  routes: RouteTable;
+  authenticate: Authenticator;
+  limits: RateLimits;
+};
+
+/**
+ * Contract §2, in its order, before the framework sees the request: route (404/405), key (401),
+ * budget (429), path parameters (400), then Content-Type, size and JSON of the body (415/413/400).
+ * The framework's schema validation and the handlers' own rules come after.
+ */
+export function createGate({ routes, authenticate, limits }: GateDeps) {
+  return async (request: Request): Promise<void> => {
+    const url = new URL(request.url);
+    const found = routes.match(request.method, url.pathname);
+    if (found.kind === "not_found") throw new ApiError("not_found", "No such path.");
+    if (found.kind === "method_not_allowed") {
+      throw new ApiError("method_not_allowed", `Use ${found.allow.join(", ")} on this path.`, null, {
+        allow: found.allow.join(", "),
+      });
+    }
+    const context: RequestContext = { partner: null, rateHeaders: {}, body: undefined };
+    contexts.set(request, context);
+    const { policy } = found;
+    if (policy.auth) context.partner = await authenticate(request.headers.get("x-partner-api-key"));
+    if (policy.budget !== null && context.partner !== null) {
+      const admission = await limits.admit(context.partner, policy.budget);
+      context.rateHeaders = admission.headers;
+      if (!admission.admitted) {
+        throw new ApiError("rate_limited", `The ${policy.budget} budget is spent; retry later.`, null, {
+          ...admission.headers,
+          "retry-after": String(admission.retryAfterSeconds),
+        });
+      }
+    }
+    const badParam = routes.invalidParam(found.params);
+    if (badParam !== null) {
+      throw new ApiError("invalid_request", `The path parameter ${badParam} is malformed.`, { field: badParam });
+    }
+    if (request.method === "POST") {
+      context.body = await readJsonBody(request);
+      rejectNulStrings(context.body);
+    }
+  };
+}
+
+function rejectNulStrings(body: unknown): void {
+  const path = findNulString(body);
+  if (path === null) return;
+  const [root, index, field] = path;
+  if (root === "media" && typeof index === "number") {
+    throw new ApiError("invalid_media_item", "A media item contains a string with U+0000.", {
+      items: [{ index, field: typeof field === "string" ? field : "item", reason: "type" }],
+    });
+  }
+  throw new ApiError("invalid_request", "The body contains a string with U+0000.", { field: path.join(".") });
+}

@@ -1,0 +1,148 @@
+import { Elysia, t } from "elysia";
+import type { Candidate, Matcher } from "../shards/matcher.ts";
+import type { Store } from "../store/db.ts";
+import { type EventDetail, loadEventDetails } from "../store/eventDetails.ts";
+import { type KeptMedia, writeBatch } from "../store/ingest.ts";
+import type { AppDeps } from "./app.ts";
+import { errorResponses } from "./errors.ts";
+import { EventBody, toEventBody } from "./eventMappers.ts";
+import { partnerOf } from "./gate.ts";
+import { type AcceptedItem, classifyItems, type Rejection } from "./mediaItems.ts";
+import { checkMediaBatch, MediaBatchBody, type MediaItem } from "./mediaSchema.ts";
+import { requireUser } from "./requireUser.ts";
+import { JSON_BODY, UserPath } from "./userPaths.ts";
+
+const MatchBody = t.Object({
+  media_id: t.String(),
+  matched: t.Boolean(),
+  event_id: t.Union([t.Integer(), t.Null()]),
+  venue_id: t.Union([t.Integer(), t.Null()]),
+});
+type MatchBody = typeof MatchBody.static;
+
+const MediaBatchResponse = t.Object({
+  accepted: t.Integer(),
+  matched: t.Integer(),
+  rejected: t.Array(
+    t.Object({
+      id: t.String(),
+      reason: t.Union([
+        t.Literal("missing_coordinates"),
+        t.Literal("missing_taken_at"),
+        t.Literal("invalid"),
+      ]),
+    }),
+  ),
+  matches: t.Array(MatchBody),
+  events: t.Array(EventBody),
+  last_sync_at: t.String({ format: "date-time" }),
+});
+type MediaBatchResponse = typeof MediaBatchResponse.static;
+
+type BatchOutcome = {
+  accepted: number;
+  rejected: Rejection[];
+  matches: MatchBody[];
+  kept: KeptMedia[];
+  events: EventDetail[];
+  lastSyncAt: Date;
+};
+
+/** Spec §4.2 rule 2: only a licensed best candidate is a match; an unlicensed one still names its venue. */
+function matchOf(item: AcceptedItem, candidate: Candidate | null): MatchBody {
+  const matched = candidate?.licensed === true;
+  return {
+    media_id: item.id,
+    matched,
+    event_id: matched ? candidate.eventId : null,
+    venue_id: candidate?.venueId ?? null,
+  };
+}
+
+function keptOf(item: AcceptedItem, candidate: Candidate): KeptMedia {
+  return {
+    mediaId: item.id,
+    eventId: candidate.eventId,
+    venueId: candidate.venueId,
+    takenAt: item.takenAt,
+    latitude: item.latitude,
+    longitude: item.longitude,
+    mediaType: item.mediaType,
+    filename: item.filename,
+    durationSeconds: item.durationSeconds,
+    thumbnailUrl: item.thumbnailUrl,
+    deviceMake: item.deviceMake,
+    deviceModel: item.deviceModel,
+    deviceLensModel: item.deviceLensModel,
+  };
+}
+
+/**
+ * A validated batch from classification to response data: per-item rules, matching outside any
+ * transaction, one atomic write, then the matched events expanded with everything the user keeps there.
+ * Events come in the order of their first match in the batch.
+ */
+export async function ingestMediaBatch(
+  store: Store,
+  matcher: Matcher,
+  userId: string,
+  items: readonly MediaItem[],
+): Promise<BatchOutcome> {
+  const { accepted, rejected } = classifyItems(items);
+  const candidates =
+    accepted.length === 0
+      ? []
+      : await matcher.match(
+          accepted.map((item) => ({
+            latitude: item.latitude,
+            longitude: item.longitude,
+            takenAtMs: item.takenAtMs,
+          })),
+        );
+  if (candidates.length !== accepted.length) {
+    throw new Error(`matcher answered ${candidates.length} of ${accepted.length} queries`);
+  }
+  const matches: MatchBody[] = [];
+  const kept: KeptMedia[] = [];
+  accepted.forEach((item, i) => {
+    const candidate = candidates[i] ?? null;
+    matches.push(matchOf(item, candidate));
+    if (candidate?.licensed) kept.push(keptOf(item, candidate));
+  });
+  const { lastSyncAt } = await writeBatch(store, { userId, acceptedIds: accepted.map((a) => a.id), kept });
+  const eventIds = [...new Set(kept.map((m) => m.eventId))];
+  const events = await loadEventDetails(store, userId, eventIds, { includeMedia: true });
+  return { accepted: accepted.length, rejected, matches, kept, events, lastSyncAt };
+}
+
+function toBatchResponse(outcome: BatchOutcome): MediaBatchResponse {
+  return {
+    accepted: outcome.accepted,
+    matched: outcome.kept.length,
+    rejected: outcome.rejected.map((r) => ({ id: r.id, reason: r.reason })),
+    matches: outcome.matches,
+    events: outcome.events.map(toEventBody),
+    last_sync_at: outcome.lastSyncAt.toISOString(),
+  };
+}
+
+export function mediaResource({ store, matcher }: AppDeps) {
+  return new Elysia({ name: "media" }).post(
+    "/users/:user_id/media",
+    async ({ request, params, body }) => {
+      const user = await requireUser(store, partnerOf(request).partnerId, params.user_id);
+      return toBatchResponse(await ingestMediaBatch(store, matcher, user.id, body.media));
+    },
+    {
+      params: UserPath,
+      parse: JSON_BODY,
+      transform: ({ body }) => checkMediaBatch(body),
+      body: MediaBatchBody,
+      response: { 200: MediaBatchResponse, ...errorResponses(400, 401, 404, 405, 413, 415, 429, 500) },
+      detail: {
+        summary: "Send a batch of 1 to 200 media items; matched events come back synchronously",
+        tags: ["media"],
+      },
+    },
+  );
+}

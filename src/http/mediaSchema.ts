@@ -1,0 +1,130 @@
+import { KindGuard } from "@sinclair/typebox";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
+import { t } from "elysia";
+import { ApiError } from "./errors.ts";
+import { type Issue, type IssueReason, invalidRequest, type ValidationTranslator } from "./validation.ts";
+
+/** Spec §8: a batch carries 1 to 200 items; more is 413 invalid_batch_size. */
+export const MAX_BATCH_ITEMS = 200;
+
+/**
+ * One media item (spec §2.2). Optional members sent as null are dropped before this schema runs
+ * (see `normalizeItems`), so null reads as absent: a null `taken_at` or coordinate becomes the per-item
+ * rejection of contract §4 rather than a request-level type error.
+ */
+export const MediaItem = t.Object({
+  id: t.String({ minLength: 1, maxLength: 255 }),
+  taken_at: t.Optional(t.String({ description: "RFC 3339 with Z or a numeric offset" })),
+  latitude: t.Optional(t.Number()),
+  longitude: t.Optional(t.Number()),
+  media_type: t.Optional(t.Union([t.Literal("photo"), t.Literal("video")])),
+  filename: t.Optional(t.String()),
+  duration_seconds: t.Optional(t.Number({ minimum: 0 })),
+  thumbnail_url: t.Optional(t.String({ description: "Stored verbatim, never fetched" })),
+  device_make: t.Optional(t.String()),
+  device_model: t.Optional(t.String()),
+  device_lens_model: t.Optional(t.String()),
+});
+export type MediaItem = typeof MediaItem.static;
+
+export const MediaBatchBody = t.Object({
+  media: t.Array(MediaItem, { minItems: 1, maxItems: MAX_BATCH_ITEMS }),
+});
+
+const itemChecker = TypeCompiler.Compile(MediaItem);
+
+/** The members whose null means "not sent"; `id` is required, so a null id stays a type error. */
+const NULLABLE_MEMBERS = Object.keys(MediaItem.properties).filter((name) => name !== "id");
+
+/** A union of literals failing on a value of the literals' own JSON type is a value outside the enum. */
+function unionReason(error: ValueError): IssueReason {
+  if (!KindGuard.IsUnion(error.schema)) return "type";
+  const sameTypeLiteral = error.schema.anyOf.some(
+    (variant) => KindGuard.IsLiteral(variant) && typeof variant.const === typeof error.value,
+  );
+  return sameTypeLiteral ? "enum" : "type";
+}
+
+function reasonOf(error: ValueError): IssueReason {
+  switch (error.type) {
+    case ValueErrorType.ObjectRequiredProperty:
+    case ValueErrorType.StringMinLength:
+      return "required";
+    case ValueErrorType.StringMaxLength:
+      return "max_length";
+    case ValueErrorType.NumberMinimum:
+      return "range";
+    case ValueErrorType.Union:
+      return unionReason(error);
+    default:
+      return "type";
+  }
+}
+
+/** Every failing member of one item, each once, in schema order; a non-object item is one issue. */
+function itemIssues(item: unknown, index: number): Issue[] {
+  if (itemChecker.Check(item)) return [];
+  const byField = new Map<string, IssueReason>();
+  for (const error of itemChecker.Errors(item)) {
+    const field = error.path.split("/")[1] ?? "";
+    if (!byField.has(field)) byField.set(field, reasonOf(error));
+  }
+  return [...byField].map(([field, reason]) => ({
+    path: ["media", index, field === "" ? "item" : field],
+    reason,
+  }));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Drops optional members sent as null, in place, so the schema and the handler read them as absent. */
+function normalizeItems(items: unknown[]): void {
+  for (const item of items) {
+    if (!isPlainObject(item)) continue;
+    for (const name of NULLABLE_MEMBERS) {
+      if (item[name] === null) delete item[name];
+    }
+  }
+}
+
+/** Contract §4: the offending items of a batch, every one of them, as `{index, field, reason}`. */
+const translateMediaIssues: ValidationTranslator = (issues, location) => {
+  const items = issues.filter((i) => i.path[0] === "media" && typeof i.path[1] === "number");
+  if (items.length === 0) return invalidRequest(issues, location);
+  return new ApiError(
+    "invalid_media_item",
+    "One or more media items failed validation; nothing was stored.",
+    {
+      items: items.map((i) => ({ index: i.path[1], field: String(i.path[2] ?? "item"), reason: i.reason })),
+    },
+  );
+};
+
+export const mediaValidation: Record<string, ValidationTranslator> = {
+  "POST /v1/users/:user_id/media": translateMediaIssues,
+};
+
+/**
+ * Runs before the framework's schema validation, in the contract's order: the batch size first (so an
+ * oversized batch is 413 whatever its items hold), then every item. Items are checked here rather than
+ * left to the framework because its error list stops after 64 entries and the contract wants all of them.
+ * A body whose `media` is not an array is left to the schema (400 invalid_request).
+ */
+export function checkMediaBatch(body: unknown): void {
+  const { media: items } = isPlainObject(body) ? body : {};
+  if (!Array.isArray(items)) return;
+  if (items.length === 0) throw new ApiError("empty_batch", "The media array is empty; send 1 to 200 items.");
+  if (items.length > MAX_BATCH_ITEMS) {
+    throw new ApiError(
+      "invalid_batch_size",
+      `A batch holds at most ${MAX_BATCH_ITEMS} items; split it and resend.`,
+      { received: items.length },
+    );
+  }
+  normalizeItems(items);
+  const issues = items.flatMap((item, index) => itemIssues(item, index));
+  if (issues.length > 0) throw translateMediaIssues(issues, "body");
+}

@@ -1,0 +1,103 @@
+import type { Budget } from "../limits/index.ts";
+
+/** What the gate enforces for a route before the framework parses anything (contract §2). */
+export type RoutePolicy = {
+  /** Whether X-PARTNER-API-KEY is required. */
+  auth: boolean;
+  /** The rate budget spent by a call, or null for endpoints that are never throttled. */
+  budget: Budget | null;
+};
+
+/**
+ * Every route of the API and its policy. The gate answers 404/405 from this table, so a route the
+ * framework serves but this table lacks is a bug the tests catch (see test/http-routes.test.ts).
+ */
+export const routePolicies: Record<string, RoutePolicy> = {
+  "GET /v1/ping": { auth: false, budget: null },
+  "GET /v1/openapi.json": { auth: false, budget: null },
+  "GET /v1/health": { auth: true, budget: null },
+  "POST /v1/users": { auth: true, budget: "write" },
+  "POST /v1/users/:user_id/media": { auth: true, budget: "ingest" },
+  "POST /v1/users/:user_id/sync-complete": { auth: true, budget: "write" },
+  "GET /v1/users/:user_id/events": { auth: true, budget: "read" },
+  "GET /v1/users/:user_id/stats": { auth: true, budget: "read" },
+  "POST /v1/users/:user_id/events/:event_id/hide": { auth: true, budget: "write" },
+  "POST /v1/users/:user_id/events/:event_id/unhide": { auth: true, budget: "write" },
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const POSITIVE_INT = /^[1-9][0-9]{0,9}$/;
+
+/** Path parameters the gate validates (contract §2 step 5). */
+const paramRules: Record<string, (value: string) => boolean> = {
+  user_id: (value) => UUID.test(value),
+  event_id: (value) => POSITIVE_INT.test(value) && Number(value) <= 2_147_483_647,
+};
+
+/** A segment with broken percent-encoding decodes to "", which every parameter rule refuses. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return "";
+  }
+}
+
+type CompiledPath = {
+  pattern: string;
+  regex: RegExp;
+  params: string[];
+  methods: Map<string, RoutePolicy>;
+};
+
+export type RouteMatch =
+  | { kind: "route"; pattern: string; policy: RoutePolicy; params: Record<string, string> }
+  | { kind: "method_not_allowed"; allow: string[] }
+  | { kind: "not_found" };
+
+export type RouteTable = {
+  match(method: string, pathname: string): RouteMatch;
+  /** The name of the first path parameter that is malformed, if any. */
+  invalidParam(params: Record<string, string>): string | null;
+};
+
+export function compileRoutes(policies: Record<string, RoutePolicy>): RouteTable {
+  const paths = new Map<string, CompiledPath>();
+  for (const [key, policy] of Object.entries(policies)) {
+    const [method = "", pattern = ""] = key.split(" ");
+    const existing = paths.get(pattern);
+    if (existing) {
+      existing.methods.set(method, policy);
+      continue;
+    }
+    const params: string[] = [];
+    const source = pattern.replace(/:([a-z_]+)/g, (_, name: string) => {
+      params.push(name);
+      return "([^/]+)";
+    });
+    paths.set(pattern, { pattern, regex: new RegExp(`^${source}/?$`), params, methods: new Map([[method, policy]]) });
+  }
+  return {
+    match(method, pathname) {
+      for (const path of paths.values()) {
+        const found = path.regex.exec(pathname);
+        if (!found) continue;
+        const policy = path.methods.get(method);
+        if (!policy) return { kind: "method_not_allowed", allow: [...path.methods.keys()] };
+        const params: Record<string, string> = {};
+        path.params.forEach((name, i) => {
+          params[name] = decodeSegment(found[i + 1] ?? "");
+        });
+        return { kind: "route", pattern: path.pattern, policy, params };
+      }
+      return { kind: "not_found" };
+    },
+    invalidParam(params) {
+      for (const [name, value] of Object.entries(params)) {
+        const rule = paramRules[name];
+        if (rule && !rule(value)) return name;
+      }
+      return null;
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import { Type } from "@sinclair/typebox";
+import { Elysia, t } from "elysia";
+import type { UserStats } from "../store/stats.ts";
+import { userStats } from "../store/stats.ts";
+import type { UserRow } from "../store/users.ts";
+import type { AppDeps } from "./app.ts";
+import { errorResponses } from "./errors.ts";
+import { partnerOf } from "./gate.ts";
+import { requireUser } from "./requireUser.ts";
+import { UserPath } from "./userPaths.ts";
+
+const DEFAULT_TOP = 5;
+
+/**
+ * `top` in plain decimal, 1 to 50. A string pattern rather than a coerced integer, because coercion
+ * would also take `0x10`, `1e1` or ` 5`, and a partner's typo deserves a 400, not a guess.
+ */
+const StatsQuery = t.Object({
+  top: t.Optional(
+    t.String({
+      pattern: "^(?:[1-9]|[1-4][0-9]|50)$",
+      description: "Length of each top list: 1 to 50, default 5",
+    }),
+  ),
+});
+
+/** Plain TypeBox integers: elysia's `t.Integer` also accepts numeric strings and documents itself so. */
+const Id = Type.Integer();
+const Count = Type.Integer({ minimum: 0 });
+const nullableText = t.Union([t.String(), t.Null()]);
+const EventRef = t.Union([t.Object({ id: Id, name: t.String(), starts_at_local: t.String() }), t.Null()]);
+
+const Stats = t.Object({
+  has_synced: t.Boolean(),
+  last_sync_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
+  events_count: Count,
+  media_count: Count,
+  photo_count: Count,
+  video_count: Count,
+  venues_count: Count,
+  cities_count: Count,
+  countries_count: Count,
+  performers_count: Count,
+  first_event: EventRef,
+  latest_event: EventRef,
+  top_performers: t.Array(
+    t.Object({
+      id: Id,
+      name: t.String(),
+      category: nullableText,
+      image_url: nullableText,
+      events_count: Count,
+    }),
+  ),
+  top_venues: t.Array(
+    t.Object({
+      id: Id,
+      name: t.String(),
+      city: nullableText,
+      region: nullableText,
+      country: nullableText,
+      events_count: Count,
+    }),
+  ),
+  top_cities: t.Array(
+    t.Object({ city: t.String(), region: nullableText, country: nullableText, events_count: Count }),
+  ),
+  events_by_year: t.Array(t.Object({ year: Id, events_count: Count })),
+  categories: t.Array(t.Object({ category: t.String(), events_count: Count })),
+});
+type Stats = typeof Stats.static;
+
+const eventRefOf = (event: UserStats["firstEvent"]): Stats["first_event"] =>
+  event === null ? null : { id: event.id, name: event.name, starts_at_local: event.startsAtLocal };
+
+function statsOf(user: UserRow, stats: UserStats): Stats {
+  return {
+    has_synced: user.hasSynced,
+    last_sync_at: user.lastSyncAt === null ? null : user.lastSyncAt.toISOString(),
+    events_count: stats.eventsCount,
+    media_count: stats.mediaCount,
+    photo_count: stats.photoCount,
+    video_count: stats.videoCount,
+    venues_count: stats.venuesCount,
+    cities_count: stats.citiesCount,
+    countries_count: stats.countriesCount,
+    performers_count: stats.performersCount,
+    first_event: eventRefOf(stats.firstEvent),
+    latest_event: eventRefOf(stats.latestEvent),
+    top_performers: stats.topPerformers.map((p) => ({
+      id: p.id,
+      name: p.name,
+      category: p.category,
+      image_url: p.imageUrl,
+      events_count: p.eventsCount,
+    })),
+    top_venues: stats.topVenues.map((v) => ({
+      id: v.id,
+      name: v.name,
+      city: v.city,
+      region: v.region,
+      country: v.country,
+      events_count: v.eventsCount,
+    })),
+    top_cities: stats.topCities.map((c) => ({
+      city: c.city,
+      region: c.region,
+      country: c.country,
+      events_count: c.eventsCount,
+    })),
+    events_by_year: stats.eventsByYear.map((y) => ({ year: y.year, events_count: y.eventsCount })),
+    categories: stats.categories.map((c) => ({ category: c.category, events_count: c.eventsCount })),
+  };
+}
+
+export function statsResource({ store }: AppDeps) {
+  return new Elysia({ name: "stats" }).get(
+    "/users/:user_id/stats",
+    async ({ request, params, query }) => {
+      const { partnerId } = partnerOf(request);
+      const user = await requireUser(store, partnerId, params.user_id);
+      return statsOf(
+        user,
+        await userStats(store, user.id, query.top === undefined ? DEFAULT_TOP : Number(query.top)),
+      );
+    },
+    {
+      params: UserPath,
+      query: StatsQuery,
+      response: { 200: Stats, ...errorResponses(400, 401, 404, 429, 500) },
+      detail: {
+        summary: "Statistics over the user's visible events, with the sync state that picks the next scan",
+        tags: ["stats"],
+      },
+    },
+  );
+}

@@ -1,0 +1,46 @@
+import { Type } from "@sinclair/typebox";
+import { Elysia, t } from "elysia";
+import { completeSync, type SyncState } from "../store/syncState.ts";
+import type { AppDeps } from "./app.ts";
+import { errorResponses } from "./errors.ts";
+import { partnerOf } from "./gate.ts";
+import { userNotFound } from "./requireUser.ts";
+import { JSON_BODY, UserPath } from "./userPaths.ts";
+
+const SyncCompleteBody = t.Object({
+  photos_processed: t.Optional(
+    t.Union([Type.Integer({ minimum: 0 }), t.Null()], {
+      description:
+        "Assets the scan examined; 0 = the scan did not complete; omitted = inferred from what was sent",
+    }),
+  ),
+});
+
+const SyncStateResponse = t.Object({
+  has_synced: t.Boolean(),
+  last_sync_at: t.String({ format: "date-time" }),
+});
+
+function syncStateOf(state: SyncState): typeof SyncStateResponse.static {
+  return { has_synced: state.hasSynced, last_sync_at: state.lastSyncAt.toISOString() };
+}
+
+export function syncResource({ store }: AppDeps) {
+  return new Elysia({ name: "sync" }).post(
+    "/users/:user_id/sync-complete",
+    async ({ request, params, body }) => {
+      const { partnerId } = partnerOf(request);
+      const state = await completeSync(store, partnerId, params.user_id, body.photos_processed ?? null);
+      // The update is the user lookup too (contract §2 step 8 still comes after the body passed).
+      if (state === null) throw userNotFound();
+      return syncStateOf(state);
+    },
+    {
+      params: UserPath,
+      parse: JSON_BODY,
+      body: SyncCompleteBody,
+      response: { 200: SyncStateResponse, ...errorResponses(400, 401, 404, 413, 415, 429, 500) },
+      detail: { summary: "Mark the end of a completed library scan", tags: ["sync"] },
+    },
+  );
+}

@@ -1,0 +1,58 @@
+import { ValueErrorType } from "@sinclair/typebox/errors";
+import type { ValidationError } from "elysia";
+import { ApiError } from "./errors.ts";
+
+/** Why a field failed, in the closed vocabulary of contract §4 (`details.items[].reason`). */
+export type IssueReason = "required" | "type" | "max_length" | "enum" | "range";
+
+/** One schema failure, with its JSON path split into segments (`/media/3/id` -> ["media", 3, "id"]). */
+export type Issue = { path: (string | number)[]; reason: IssueReason };
+
+function reasonOf(type: ValueErrorType): IssueReason {
+  switch (type) {
+    case ValueErrorType.ObjectRequiredProperty:
+    case ValueErrorType.StringMinLength:
+      return "required";
+    case ValueErrorType.StringMaxLength:
+      return "max_length";
+    case ValueErrorType.Literal:
+      return "enum";
+    case ValueErrorType.ArrayMaxItems:
+    case ValueErrorType.ArrayMinItems:
+    case ValueErrorType.NumberMinimum:
+    case ValueErrorType.NumberMaximum:
+    case ValueErrorType.NumberExclusiveMinimum:
+    case ValueErrorType.NumberExclusiveMaximum:
+    case ValueErrorType.IntegerMinimum:
+    case ValueErrorType.IntegerMaximum:
+      return "range";
+    default:
+      return "type";
+  }
+}
+
+function segments(path: string): (string | number)[] {
+  return path
+    .split("/")
+    .filter((s) => s !== "")
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s.replaceAll("~1", "/").replaceAll("~0", "~")));
+}
+
+/** Flattens a framework validation error into issues, one per failing path (the first reason wins). */
+export function issuesOf(error: ValidationError): Issue[] {
+  const byPath = new Map<string, Issue>();
+  for (const e of error.all) {
+    if (!("path" in e) || typeof e.path !== "string" || byPath.has(e.path)) continue;
+    byPath.set(e.path, { path: segments(e.path), reason: reasonOf(e.type) });
+  }
+  return [...byPath.values()];
+}
+
+/** Turns a route's schema failures into the partner's error; each resource may supply its own. */
+export type ValidationTranslator = (issues: Issue[], location: string) => ApiError;
+
+/** The default: 400 invalid_request naming the failing fields. */
+export const invalidRequest: ValidationTranslator = (issues, location) =>
+  new ApiError("invalid_request", `The request ${location} failed validation.`, {
+    fields: issues.map((i) => ({ field: i.path.join("."), reason: i.reason })),
+  });

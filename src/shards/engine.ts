@@ -1,0 +1,177 @@
+import type { Store } from "../store/db.ts";
+import { buildInBackground, buildIndex } from "./build.ts";
+import { type CatalogColumns, columnsFromArrays } from "./columns.ts";
+import type { WorkerFault } from "./faults.ts";
+import { Generation, type GenerationOptions } from "./generation.ts";
+import type { Candidate, IndexEvent, IndexVenue, Matcher, MatchQuery, MatchSettings } from "./matcher.ts";
+import { type CatalogSource, storeCatalogSource } from "./source.ts";
+
+export type EngineOptions = {
+  settings: MatchSettings;
+  shards: number;
+  /** Worker threads; 0 matches on the calling thread. */
+  workers: number;
+  /** Task sizing and the hang timeout of the pool; defaults suit the API's 200-item batches. */
+  pool?: Partial<Omit<GenerationOptions["pool"], "workers">>;
+  log?: (line: string) => void;
+};
+
+export type MatchingEngine = Matcher & {
+  /** Number of the generation new batches run on (1 after the first build). */
+  generation(): number;
+  /** Checks the catalog version now and, when it moved, builds and swaps in the next generation. */
+  refresh(): Promise<void>;
+  /** Generations still holding memory: the current one plus any old one with batches in flight. */
+  openGenerations(): number;
+  /** Drills and tests: the next `tasks` worker tasks throw, exit their thread, or hang. */
+  injectWorkerFault(fault: WorkerFault, tasks?: number): void;
+};
+
+const DEFAULT_POOL = { minTaskItems: 256, maxTaskItems: 4096, taskTimeoutMs: 5_000 };
+
+/**
+ * Matches on the current generation; a refresh builds the next one on a background thread and swaps it
+ * in with one assignment. A batch holds the generation it started on until it finishes, and a replaced
+ * generation closes its workers (dropping the last references to its buffers) when its last batch ends.
+ */
+class Engine implements MatchingEngine {
+  private current: Generation;
+  private readonly retired = new Set<Generation>();
+  private refreshing: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly source: CatalogSource,
+    private readonly options: GenerationOptions,
+    first: Generation,
+    private readonly log: (line: string) => void,
+  ) {
+    this.current = first;
+  }
+
+  async match(queries: readonly MatchQuery[]): Promise<(Candidate | null)[]> {
+    const generation = this.current;
+    generation.batches++;
+    try {
+      return await generation.match(queries);
+    } finally {
+      generation.batches--;
+      if (generation !== this.current && generation.batches === 0) void this.release(generation);
+    }
+  }
+
+  generation(): number {
+    return this.current.number;
+  }
+
+  openGenerations(): number {
+    return 1 + this.retired.size;
+  }
+
+  injectWorkerFault(fault: WorkerFault, tasks = 1): void {
+    this.current.injectFault(fault, tasks);
+  }
+
+  refresh(): Promise<void> {
+    this.refreshing ??= this.swapIfChanged().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.refreshing?.catch(() => {});
+    await Promise.all([this.current, ...this.retired].map((generation) => generation.close()));
+  }
+
+  private async swapIfChanged(): Promise<void> {
+    if (this.closed || (await this.source.version()) === this.current.version) return;
+    const started = performance.now();
+    const { version, columns } = await this.source.load();
+    const next = await openGeneration(columns, version, this.current.number + 1, this.options);
+    if (this.closed) return void (await next.close());
+    const previous = this.current;
+    this.current = next;
+    this.retired.add(previous);
+    if (previous.batches === 0) await this.release(previous);
+    this.log(
+      `catalog version ${version}: index generation ${next.number} live after ${Math.round(performance.now() - started)} ms`,
+    );
+  }
+
+  private async release(generation: Generation): Promise<void> {
+    if (!this.retired.delete(generation)) return;
+    await generation.close();
+  }
+}
+
+async function openGeneration(
+  columns: CatalogColumns,
+  version: string,
+  number: number,
+  options: GenerationOptions,
+): Promise<Generation> {
+  const index = await buildInBackground(columns, {
+    settings: options.settings,
+    shards: options.shards,
+    generation: number,
+  });
+  return new Generation(index, version, options);
+}
+
+/** An engine over any catalog source; the first generation is built before it returns. */
+export async function createMatchingEngine(
+  source: CatalogSource,
+  options: EngineOptions,
+): Promise<MatchingEngine> {
+  const generationOptions: GenerationOptions = {
+    settings: options.settings,
+    shards: options.shards,
+    pool: { ...DEFAULT_POOL, ...options.pool, workers: options.workers },
+  };
+  const { version, columns } = await source.load();
+  const first = await openGeneration(columns, version, 1, generationOptions);
+  return new Engine(source, generationOptions, first, options.log ?? (() => {}));
+}
+
+/**
+ * The server's engine: reads the catalog from the store and polls catalog_state.version every
+ * `pollSeconds`, so an import shows up in matching within one poll plus one build.
+ */
+export async function startMatchingEngine(
+  options: EngineOptions & { store: Store; pollSeconds: number },
+): Promise<MatchingEngine> {
+  const log = options.log ?? (() => {});
+  const engine = await createMatchingEngine(storeCatalogSource(options.store), options);
+  const timer = setInterval(() => {
+    engine
+      .refresh()
+      .catch((error: unknown) => log(`catalog refresh failed, still serving the previous index: ${error}`));
+  }, options.pollSeconds * 1000);
+  return {
+    match: (queries) => engine.match(queries),
+    generation: () => engine.generation(),
+    refresh: () => engine.refresh(),
+    openGenerations: () => engine.openGenerations(),
+    injectWorkerFault: (fault, tasks) => engine.injectWorkerFault(fault, tasks),
+    close: async () => {
+      clearInterval(timer);
+      await engine.close();
+    },
+  };
+}
+
+/**
+ * A WORKERS=0 matcher built synchronously on the calling thread from plain arrays: for property tests
+ * and benchmarks that build many small catalogs and want no thread start-up per catalog.
+ */
+export function matcherFromArrays(
+  venues: readonly IndexVenue[],
+  events: readonly IndexEvent[],
+  options: { settings: MatchSettings; shards: number },
+): Matcher {
+  const index = buildIndex(columnsFromArrays(venues, events), { ...options, generation: 1 });
+  const generation = new Generation(index, "1", { ...options, pool: { ...DEFAULT_POOL, workers: 0 } });
+  return { match: (queries) => generation.match(queries), close: () => generation.close() };
+}

@@ -1,0 +1,109 @@
+import { sql } from "drizzle-orm";
+import type postgres from "postgres";
+import type { Store } from "../store/db.ts";
+import { type CatalogColumns, columnsFromArrays, emptyColumns } from "./columns.ts";
+import type { IndexEvent, IndexVenue } from "./matcher.ts";
+
+/** Where a generation's catalog comes from: the database in production, arrays in tests and benchmarks. */
+export type CatalogSource = {
+  /** catalog_state.version (row id = 1) as text; "0" before the first import. */
+  version(): Promise<string>;
+  /** The whole catalog, with the version it was read at (one snapshot). */
+  load(): Promise<{ version: string; columns: CatalogColumns }>;
+};
+
+/** Rows per round trip when streaming; a few MB of row objects at a time, whatever the catalog size. */
+const CURSOR_ROWS = 20_000;
+
+const VERSION = sql`select coalesce((select version::text from catalog_state where id = 1), '0') as version`;
+const COUNTS = `select coalesce((select version::text from catalog_state where id = 1), '0') as version,
+  (select count(*) from venues)::int as venues, (select count(*) from events)::int as events`;
+const VENUES = "select id, latitude, longitude, radius_m from venues";
+// Instants as whole epoch milliseconds, as a JS Date would hold them; exact in float8 below 2^53.
+const EVENTS = `select id, venue_id, floor(extract(epoch from starts_at) * 1000)::float8 as starts,
+  floor(extract(epoch from ends_at) * 1000)::float8 as ends, licensed from events`;
+
+type VenueRow = { id: number; latitude: number; longitude: number; radius_m: number | null };
+type EventRow = { id: number; venue_id: number; starts: number; ends: number | null; licensed: boolean };
+type Counts = { version: string; venues: number; events: number };
+
+function putVenue(columns: CatalogColumns, i: number, row: VenueRow): void {
+  columns.venueIds[i] = row.id;
+  columns.venueLatitudes[i] = row.latitude;
+  columns.venueLongitudes[i] = row.longitude;
+  columns.venueRadii[i] = row.radius_m ?? Number.NaN;
+}
+
+function putEvent(columns: CatalogColumns, i: number, row: EventRow): void {
+  columns.eventIds[i] = row.id;
+  columns.eventVenueIds[i] = row.venue_id;
+  columns.eventStarts[i] = row.starts;
+  columns.eventEnds[i] = row.ends ?? Number.NaN;
+  columns.eventLicensed[i] = row.licensed ? 1 : 0;
+}
+
+/**
+ * Streams the catalog with a cursor inside one repeatable-read transaction, so counts, rows and version
+ * agree even while an import commits, and memory stays one chunk of rows beyond the columns.
+ */
+async function loadFromPostgres(client: postgres.Sql): Promise<{ version: string; columns: CatalogColumns }> {
+  return client.begin("isolation level repeatable read read only", async (tx) => {
+    const [counts] = await tx.unsafe<Counts[]>(COUNTS);
+    if (counts === undefined) throw new Error("catalog counts query returned no row");
+    const columns = emptyColumns(counts.venues, counts.events);
+    let venues = 0;
+    await tx.unsafe<VenueRow[]>(VENUES).cursor(CURSOR_ROWS, (rows) => {
+      for (const row of rows) putVenue(columns, venues++, row);
+    });
+    let events = 0;
+    await tx.unsafe<EventRow[]>(EVENTS).cursor(CURSOR_ROWS, (rows) => {
+      for (const row of rows) putEvent(columns, events++, row);
+    });
+    return { version: counts.version, columns };
+  });
+}
+
+/** PGlite is embedded and small-scale: plain selects in one transaction. */
+async function loadFromPglite(store: Store): Promise<{ version: string; columns: CatalogColumns }> {
+  return store.db.transaction(async (tx) => {
+    const [counts] = await store.rows<Counts>(sql.raw(COUNTS), tx);
+    const venues = await store.rows<VenueRow>(sql.raw(VENUES), tx);
+    const events = await store.rows<EventRow>(sql.raw(EVENTS), tx);
+    const columns = emptyColumns(venues.length, events.length);
+    venues.forEach((row, i) => {
+      putVenue(columns, i, row);
+    });
+    events.forEach((row, i) => {
+      putEvent(columns, i, row);
+    });
+    return { version: counts?.version ?? "0", columns };
+  });
+}
+
+export function storeCatalogSource(store: Store): CatalogSource {
+  return {
+    async version() {
+      const [row] = await store.rows<{ version: string }>(VERSION);
+      return row?.version ?? "0";
+    },
+    load: () => (store.client === null ? loadFromPglite(store) : loadFromPostgres(store.client)),
+  };
+}
+
+/**
+ * A catalog held in memory (tests, benchmarks). `replace` swaps the catalog and moves the version on,
+ * as an import does in the database. Columns are rebuilt per load because a build consumes them.
+ */
+export function arrayCatalogSource(venues: readonly IndexVenue[], events: readonly IndexEvent[]) {
+  let current = { venues, events, version: 1 };
+  return {
+    version: async () => String(current.version),
+    load: async () => ({
+      version: String(current.version),
+      columns: columnsFromArrays(current.venues, current.events),
+    }),
+    replace(nextVenues: readonly IndexVenue[], nextEvents: readonly IndexEvent[]): void {
+      current = { venues: nextVenues, events: nextEvents, version: current.version + 1 };
+    },
+  } satisfies CatalogSource & { replace(venues: readonly IndexVenue[], events: readonly IndexEvent[]): void };
+}

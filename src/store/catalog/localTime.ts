@@ -1,0 +1,177 @@
+/**
+ * Catalog times are wall-clock times at the venue (`YYYY-MM-DDTHH:MM:SS`, no offset). Matching needs
+ * instants, so each one is read in the venue's IANA zone with the rules of contract §5: a time that falls
+ * in a DST gap moves forward by the length of the gap, and one that occurs twice in an overlap takes the
+ * earlier instant. Temporal's "compatible" disambiguation is exactly that rule.
+ */
+
+/** The years a catalog time may fall in; the same bounds the API applies to `taken_at` (contract §1). */
+const MIN_YEAR = 1900;
+const MAX_YEAR = 9999;
+
+export type LocalDateTime = {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+};
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** The number written by `count` ASCII digits at `start`, or -1 if any of them is not a digit. */
+function digitsAt(text: string, start: number, count: number): number {
+  let value = 0;
+  for (let i = start; i < start + count; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/**
+ * Parses the exact catalog shape and checks that it names a real calendar date and time of day.
+ * Returns null for anything else (`2024-02-30`, hour 24, second 60, a trailing `Z`, fractions), so a
+ * typo is reported instead of rolling over into another day. Hand-parsed by character code: this runs
+ * for every event of a ten-million-line import, where a regular expression costs several times more.
+ */
+export function parseLocalDateTime(text: string): LocalDateTime | null {
+  if (text.length !== 19) return null;
+  if (text[4] !== "-" || text[7] !== "-" || text[10] !== "T" || text[13] !== ":" || text[16] !== ":")
+    return null;
+  const value = {
+    year: digitsAt(text, 0, 4),
+    month: digitsAt(text, 5, 2),
+    day: digitsAt(text, 8, 2),
+    hour: digitsAt(text, 11, 2),
+    minute: digitsAt(text, 14, 2),
+    second: digitsAt(text, 17, 2),
+  };
+  if (value.year < MIN_YEAR || value.year > MAX_YEAR) return null;
+  if (value.month < 1 || value.month > 12) return null;
+  if (value.day < 1 || value.day > daysInMonth(value.year, value.month)) return null;
+  if (value.hour < 0 || value.hour > 23 || value.minute < 0 || value.minute > 59) return null;
+  if (value.second < 0 || value.second > 59) return null;
+  return value;
+}
+
+/** IANA names are letters, digits and `_+-` in slash-separated parts; offsets such as `+05:00` are not zones. */
+const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
+
+/** Canonical spelling of every zone seen so far (null when unknown): a catalog repeats a few hundred zones. */
+const zoneCache = new Map<string, string | null>();
+
+/**
+ * Returns the zone's identifier as the time-zone database spells it (`america/new_york` becomes
+ * `America/New_York`), or null when it is not an IANA zone the runtime knows.
+ */
+export function canonicalTimeZone(zone: string): string | null {
+  const cached = zoneCache.get(zone);
+  if (cached !== undefined) return cached;
+  let canonical: string | null = null;
+  if (ZONE_NAME.test(zone)) {
+    try {
+      canonical = new Temporal.PlainDateTime(2000, 1, 1).toZonedDateTime(zone).timeZoneId;
+    } catch {
+      canonical = null;
+    }
+  }
+  zoneCache.set(zone, canonical);
+  return canonical;
+}
+
+function temporalInstant(local: LocalDateTime, zone: string): number {
+  return new Temporal.PlainDateTime(
+    local.year,
+    local.month,
+    local.day,
+    local.hour,
+    local.minute,
+    local.second,
+  ).toZonedDateTime(zone, { disambiguation: "compatible" }).epochMilliseconds;
+}
+
+const DAY_MS = 86_400_000;
+/**
+ * Wider than any change of UTC offset can be (offsets span UTC-12 to UTC+14, so at most 26 hours apart;
+ * Samoa's 2011 jump over the date line was 24 hours).
+ */
+const MARGIN_MS = 2 * DAY_MS;
+
+/**
+ * The offset (local minus UTC, in ms) shared by every local time in [localStart, localEnd), or null when
+ * a transition lies within MARGIN of that span. With no transition that close, each local time in the
+ * span occurs exactly once and is `local - offset`: no gap, no overlap, nothing to disambiguate.
+ */
+function steadyOffset(zone: string, localStart: number, localEnd: number): number | null {
+  const atLocal = (ms: number) => {
+    const d = new Date(ms);
+    const local = {
+      year: d.getUTCFullYear(),
+      month: d.getUTCMonth() + 1,
+      day: d.getUTCDate(),
+      hour: d.getUTCHours(),
+      minute: d.getUTCMinutes(),
+      second: d.getUTCSeconds(),
+    };
+    return temporalInstant(local, zone);
+  };
+  const start = atLocal(localStart);
+  const end = atLocal(localEnd);
+  const next = Temporal.Instant.fromEpochMilliseconds(start - MARGIN_MS)
+    .toZonedDateTimeISO(zone)
+    .getTimeZoneTransition("next");
+  if (next !== null && next.epochMilliseconds < end + MARGIN_MS) return null;
+  return localStart - start;
+}
+
+type ZoneOffsets = { months: Map<number, number | null>; days: Map<number, number | null> };
+const offsetsByZone = new Map<string, ZoneOffsets>();
+
+/**
+ * The instant (epoch milliseconds) of a valid local time in a valid zone, with the contract §5 rules.
+ * Temporal is exact but costs microseconds per call once many zones are in play, and an import makes
+ * millions of calls. So the offset is cached per zone and month when no transition comes near that
+ * month, per day inside months that have one, and only times within two days of a transition go
+ * through Temporal each time. All three paths give Temporal's answer (the tests compare them).
+ */
+export function instantOf(local: LocalDateTime, zone: string): number {
+  let offsets = offsetsByZone.get(zone);
+  if (offsets === undefined) {
+    offsets = { months: new Map(), days: new Map() };
+    offsetsByZone.set(zone, offsets);
+  }
+  const localMs = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second);
+  const monthKey = local.year * 12 + local.month - 1;
+  let monthOffset = offsets.months.get(monthKey);
+  if (monthOffset === undefined) {
+    monthOffset = steadyOffset(
+      zone,
+      Date.UTC(local.year, local.month - 1, 1),
+      Date.UTC(local.year, local.month, 1),
+    );
+    offsets.months.set(monthKey, monthOffset);
+  }
+  if (monthOffset !== null) return localMs - monthOffset;
+  const dayKey = Math.floor(localMs / DAY_MS);
+  let dayOffset = offsets.days.get(dayKey);
+  if (dayOffset === undefined) {
+    dayOffset = steadyOffset(zone, dayKey * DAY_MS, (dayKey + 1) * DAY_MS);
+    offsets.days.set(dayKey, dayOffset);
+  }
+  if (dayOffset !== null) return localMs - dayOffset;
+  return temporalInstant(local, zone);
+}
+
+/** Convenience for callers holding the text form: null when the text or the zone is invalid. */
+export function localTextToInstant(text: string, zone: string): number | null {
+  const local = parseLocalDateTime(text);
+  const canonical = canonicalTimeZone(zone);
+  if (local === null || canonical === null) return null;
+  return instantOf(local, canonical);
+}

@@ -1,0 +1,237 @@
+import type { KnownCatalog, StagedEvent, StagedPerformer, StagedVenue } from "./assembler.ts";
+import { instantOf, parseLocalDateTime } from "./localTime.ts";
+import {
+  type BulkTable,
+  directEvents,
+  directPairs,
+  type Instants,
+  STAGING_DDL,
+  stageEvents,
+  stageInstants,
+  stagePerformers,
+  stageVenues,
+} from "./staging.ts";
+import type { CatalogTransaction } from "./transaction.ts";
+
+/**
+ * The set-based half of an import: one upsert per catalog table from its staging table. Upserts only
+ * rewrite rows whose values differ, so re-importing an unchanged file leaves tables and indexes alone.
+ * Events merge chunk by chunk while the rest of the file is still being parsed.
+ */
+
+/** Serialises imports: each validates against the catalog it read, which a concurrent import would change. */
+const IMPORT_LOCK = 7_265_002;
+
+export type MergeCounts = { inserted: number; updated: number };
+
+export type PreparedImport = {
+  known: KnownCatalog;
+  /** Whether the catalog held no events: then ids that only ascend cannot collide with stored ones. */
+  emptyCatalog: boolean;
+};
+
+/** Takes the import lock, creates the staging tables and reads what the file may refer to. */
+export async function prepareImport(tx: CatalogTransaction): Promise<PreparedImport> {
+  await tx.query(`select pg_advisory_xact_lock(${IMPORT_LOCK})`);
+  // Room for the hash joins and sorts of a chunk in memory; local to this transaction.
+  await tx.query("set local work_mem = '128MB'");
+  for (const ddl of STAGING_DDL) await tx.query(ddl);
+  const venues = await tx.query<{ id: number; timezone: string }>("select id, timezone from venues");
+  const performers = await tx.query<{ id: number }>("select id from performers");
+  const [events] = await tx.query<{ present: boolean }>("select exists (select 1 from events) as present");
+  return {
+    known: {
+      venueZones: new Map(venues.map((v) => [v.id, v.timezone])),
+      performerIds: new Set(performers.map((p) => p.id)),
+    },
+    emptyCatalog: events?.present !== true,
+  };
+}
+
+async function stage<T>(tx: CatalogTransaction, table: BulkTable<T>, items: readonly T[]): Promise<void> {
+  const writer = tx.bulk(table);
+  await writer.write(items);
+  await writer.close();
+}
+
+/** Runs an `insert ... on conflict do update` and counts new rows (xmax = 0) and changed ones. */
+async function counted(tx: CatalogTransaction, upsert: string): Promise<MergeCounts> {
+  const [row] = await tx.query<MergeCounts>(`with written as (${upsert} returning (xmax = 0) as inserted)
+    select (count(*) filter (where inserted))::int as inserted,
+      (count(*) filter (where not inserted))::int as updated
+    from written`);
+  return row ?? { inserted: 0, updated: 0 };
+}
+
+function upsert(table: string, columns: readonly string[], select: string): string {
+  const updated = columns.filter((c) => c !== "id");
+  return `insert into ${table} as t (${columns.join(", ")}) ${select}
+    on conflict (id) do update set ${updated.map((c) => `${c} = excluded.${c}`).join(", ")}
+    where (${updated.map((c) => `t.${c}`).join(", ")}) is distinct from (${updated.map((c) => `excluded.${c}`).join(", ")})`;
+}
+
+/** Whether an id occurs twice in the chunk; files list events in id order, which answers without sorting. */
+function hasDuplicateIds(chunk: readonly StagedEvent[]): boolean {
+  let ascending = true;
+  for (let i = 1; i < chunk.length && ascending; i++)
+    ascending = (chunk[i]?.id ?? 0) > (chunk[i - 1]?.id ?? 0);
+  if (ascending) return false;
+  const ids = Int32Array.from(chunk, (e) => e.id).sort();
+  for (let i = 1; i < ids.length; i++) if (ids[i] === ids[i - 1]) return true;
+  return false;
+}
+
+/** Runs a data-modifying statement ending in `returning 1` and counts its rows. */
+async function countRows(tx: CatalogTransaction, statement: string): Promise<number> {
+  const [row] = await tx.query<{ count: number }>(
+    `with written as (${statement}) select count(*)::int as count from written`,
+  );
+  return row?.count ?? 0;
+}
+
+const EVENT_COLUMNS = [
+  "id",
+  "name",
+  "venue_id",
+  "starts_at_local",
+  "ends_at_local",
+  "starts_at",
+  "ends_at",
+  "licensed",
+];
+const STAGED_EVENTS = `select id, name, venue_id, starts_at_local, ends_at_local, to_timestamp(starts_ms::float8 / 1000),
+  to_timestamp(ends_ms::float8 / 1000), licensed from stage_events`;
+const STAGED_PAIRS = `select s.id, p.performer_id, p.is_headliner, p.position::int
+  from stage_events s cross join lateral unnest(s.performer_ids, s.headliners) with ordinality
+    as p(performer_id, is_headliner, position)`;
+
+/**
+ * Upserts one chunk of events with their performer lists, which replace the previous ones.
+ *
+ * When the caller knows every event of the chunk is new (`allNew`: the first load of an empty catalog,
+ * ids ascending), rows are copied straight into the catalog tables: COPY inserts in batches and skips
+ * the staging table, the cheapest path PostgreSQL has.
+ *
+ * New events take plain inserts: ON CONFLICT costs about half again as much CPU per row (it probes,
+ * then inserts speculatively), and a first load is all new rows. Which staged events exist already is
+ * decided by one primary-key probe each, written as a scalar subquery so the planner cannot turn it
+ * into a join that scans the whole events table for every chunk. Existing events then go through the
+ * usual upsert, which rewrites only rows whose values differ.
+ */
+export async function mergeEventChunk(
+  tx: CatalogTransaction,
+  chunk: readonly StagedEvent[],
+  allNew: boolean,
+): Promise<MergeCounts> {
+  if (allNew) {
+    await stage(tx, directEvents, chunk);
+    await stage(tx, directPairs, chunk);
+    return { inserted: chunk.length, updated: 0 };
+  }
+  await stage(tx, stageEvents, chunk);
+  if (hasDuplicateIds(chunk)) {
+    // The last line of an id wins, as if the file had been imported one line at a time.
+    await tx.query(
+      "delete from stage_events s using stage_events later where later.id = s.id and later.line > s.line",
+    );
+  }
+  const existing = await countRows(
+    tx,
+    "update stage_events s set existing = true where (select true from events e where e.id = s.id) returning 1",
+  );
+  const inserted = await countRows(
+    tx,
+    `insert into events (${EVENT_COLUMNS.join(", ")}) ${STAGED_EVENTS} where not existing returning 1`,
+  );
+  await tx.query(`insert into event_performers (event_id, performer_id, is_headliner, position)
+    ${STAGED_PAIRS} where not s.existing`);
+  let updated = 0;
+  if (existing > 0) {
+    updated = await countRows(
+      tx,
+      `${upsert("events", EVENT_COLUMNS, `${STAGED_EVENTS} where existing`)} returning 1`,
+    );
+    await withIndexProbes(tx, () =>
+      tx.query(`delete from event_performers ep using stage_events s
+        where s.existing and ep.event_id = s.id and not (ep.performer_id = any (s.performer_ids))`),
+    );
+    await tx.query(`insert into event_performers as t (event_id, performer_id, is_headliner, position)
+      ${STAGED_PAIRS} where s.existing
+      on conflict (event_id, performer_id) do update set is_headliner = excluded.is_headliner, position = excluded.position
+      where (t.is_headliner, t.position) is distinct from (excluded.is_headliner, excluded.position)`);
+  }
+  await tx.query("truncate stage_events");
+  return { inserted, updated };
+}
+
+/**
+ * Runs a join between a chunk and a whole catalog table as index probes. Without statistics on the
+ * staging table the planner may prefer hashing the chunk and scanning the catalog table, once per chunk.
+ */
+async function withIndexProbes<T>(tx: CatalogTransaction, work: () => Promise<T>): Promise<T> {
+  await tx.query("set local enable_hashjoin = off");
+  await tx.query("set local enable_mergejoin = off");
+  // Not in a finally: after a failure the transaction is aborted and rolls back anyway.
+  const result = await work();
+  await tx.query("set local enable_hashjoin = on");
+  await tx.query("set local enable_mergejoin = on");
+  return result;
+}
+
+export async function mergeVenues(
+  tx: CatalogTransaction,
+  venues: readonly StagedVenue[],
+): Promise<MergeCounts> {
+  await stage(tx, stageVenues, venues);
+  const columns = stageVenues.columns.filter((c) => c !== "line");
+  return counted(tx, upsert("venues", columns, `select ${columns.join(", ")} from stage_venues`));
+}
+
+export async function mergePerformers(
+  tx: CatalogTransaction,
+  performers: readonly StagedPerformer[],
+): Promise<MergeCounts> {
+  await stage(tx, stagePerformers, performers);
+  const columns = stagePerformers.columns.filter((c) => c !== "line");
+  return counted(tx, upsert("performers", columns, `select ${columns.join(", ")} from stage_performers`));
+}
+
+/**
+ * A venue whose zone changed invalidates the instants of every event there, including events this file
+ * does not mention and events staged before the file reached the venue's new line. Zone corrections are
+ * rare, so those events are simply recomputed with the same rules as at staging.
+ */
+export async function recomputeInstants(tx: CatalogTransaction, venueIds: readonly number[]): Promise<void> {
+  if (venueIds.length === 0) return;
+  const rows = await tx.query<{
+    id: number;
+    starts_at_local: string;
+    ends_at_local: string | null;
+    timezone: string;
+  }>(
+    `select e.id, e.starts_at_local, e.ends_at_local, v.timezone from events e join venues v on v.id = e.venue_id
+     where e.venue_id = any ('{${venueIds.join(",")}}'::int[])`,
+  );
+  const instants: Instants[] = [];
+  for (const row of rows) {
+    // Stored local times passed the import's validation, so they parse.
+    const starts = parseLocalDateTime(row.starts_at_local);
+    const ends = row.ends_at_local === null ? null : parseLocalDateTime(row.ends_at_local);
+    if (starts === null) continue;
+    const endsMs = ends === null ? null : instantOf(ends, row.timezone);
+    instants.push({ id: row.id, startsMs: instantOf(starts, row.timezone), endsMs });
+  }
+  await stage(tx, stageInstants, instants);
+  await tx.query(`update events e set starts_at = to_timestamp(s.starts_ms::float8 / 1000),
+    ends_at = to_timestamp(s.ends_ms::float8 / 1000) from stage_instants s where e.id = s.id`);
+}
+
+/** Running servers poll this version to learn that the catalog changed. */
+export async function bumpCatalogVersion(tx: CatalogTransaction): Promise<number> {
+  const [state] = await tx.query<{
+    version: string | number;
+  }>(`insert into catalog_state (id, version, updated_at)
+    values (1, 1, now()) on conflict (id) do update set version = catalog_state.version + 1, updated_at = now()
+    returning version`);
+  return Number(state?.version ?? 0);
+}

@@ -1,0 +1,142 @@
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+
+/**
+ * The three record types of a catalog file (contract §12), one JSON object a line. Each field carries a
+ * description in an operator's words: a bad line is reported as "field: expected <description>".
+ * Unknown fields are ignored, so a catalog producer can add fields before rollcall knows them.
+ */
+
+/** Ids are PostgreSQL integers and the API takes positive integers. */
+const Id = Type.Integer({
+  minimum: 1,
+  maximum: 2_147_483_647,
+  description: "an integer from 1 to 2147483647",
+});
+const Name = Type.String({
+  minLength: 1,
+  maxLength: 1000,
+  description: "a non-empty string of at most 1000 characters",
+});
+const nullableText = (maxLength: number) =>
+  Type.Union([Type.String({ maxLength }), Type.Null()], {
+    description: `a string of at most ${maxLength} characters, or null`,
+  });
+
+/** Festival grounds reach a few kilometres; beyond 10 km a "venue" is a region and would match everything. */
+export const MAX_RADIUS_M = 10_000;
+
+const VenueSchema = Type.Object({
+  type: Type.Literal("venue"),
+  id: Id,
+  name: Name,
+  city: nullableText(200),
+  region: Type.Optional(nullableText(200)),
+  country: nullableText(100),
+  latitude: Type.Number({ minimum: -90, maximum: 90, description: "a number from -90 to 90" }),
+  longitude: Type.Number({ minimum: -180, maximum: 180, description: "a number from -180 to 180" }),
+  timezone: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: "an IANA time zone such as Europe/Paris",
+  }),
+  radius_m: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 1, maximum: MAX_RADIUS_M }), Type.Null()], {
+      description: `an integer from 1 to ${MAX_RADIUS_M} (metres), or null`,
+    }),
+  ),
+});
+
+const PerformerSchema = Type.Object({
+  type: Type.Literal("performer"),
+  id: Id,
+  name: Name,
+  category: Type.Optional(nullableText(100)),
+  image_url: Type.Optional(nullableText(2000)),
+});
+
+const LOCAL_TIME = "a local date-time YYYY-MM-DDTHH:MM:SS";
+
+const EventSchema = Type.Object({
+  type: Type.Literal("event"),
+  id: Id,
+  name: Name,
+  venue_id: Id,
+  starts_at_local: Type.String({ description: LOCAL_TIME }),
+  ends_at_local: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], { description: `${LOCAL_TIME}, or null` }),
+  ),
+  licensed: Type.Optional(Type.Boolean({ description: "true or false" })),
+  performers: Type.Array(
+    Type.Object({
+      id: Id,
+      is_headliner: Type.Optional(
+        Type.Union([Type.Boolean(), Type.Null()], { description: "true, false or null" }),
+      ),
+    }),
+    { maxItems: 500, description: "an array of at most 500 {id, is_headliner} objects" },
+  ),
+});
+
+export type VenueRecord = Static<typeof VenueSchema>;
+export type PerformerRecord = Static<typeof PerformerSchema>;
+export type EventRecord = Static<typeof EventSchema>;
+export type CatalogRecord = VenueRecord | PerformerRecord | EventRecord;
+
+const checkers = {
+  venue: TypeCompiler.Compile(VenueSchema),
+  performer: TypeCompiler.Compile(PerformerSchema),
+  event: TypeCompiler.Compile(EventSchema),
+};
+
+/** `/performers/0/id` reads better as `performers[0].id`. */
+function fieldName(path: string): string {
+  return path
+    .slice(1)
+    .split("/")
+    .map((part, index) => (/^\d+$/.test(part) ? `[${part}]` : index === 0 ? part : `.${part}`))
+    .join("");
+}
+
+function describe(schema: TSchema): string {
+  return typeof schema.description === "string" ? schema.description : "a value of another type";
+}
+
+function firstProblem(checker: (typeof checkers)[keyof typeof checkers], value: unknown): string {
+  const error = checker.Errors(value).First();
+  if (error === undefined) return "invalid record";
+  const field = fieldName(error.path);
+  if (error.value === undefined) return `${field} is required`;
+  return `${field}: expected ${describe(error.schema)}, got ${JSON.stringify(error.value)}`;
+}
+
+/** PostgreSQL text cannot hold U+0000; such a string can only arrive escaped, as `\u0000`. */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (value !== null && typeof value === "object") return Object.values(value).some(holdsNul);
+  return false;
+}
+
+export type ParsedLine = { record: CatalogRecord } | { error: string };
+
+/** Parses and shape-checks one line; the checks that need other lines live in the assembler. */
+export function parseRecord(line: string): ParsedLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { error: "not valid JSON" };
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return { error: "expected a JSON object" };
+  }
+  const type = (value as { type?: unknown }).type;
+  if (type !== "venue" && type !== "performer" && type !== "event") {
+    return { error: `type: expected "venue", "performer" or "event", got ${JSON.stringify(type ?? null)}` };
+  }
+  const checker = checkers[type];
+  if (!checker.Check(value)) return { error: firstProblem(checker, value) };
+  if (line.includes("\\u0000") && holdsNul(value)) return { error: "a string contains U+0000" };
+  return { record: value as CatalogRecord };
+}

@@ -1,0 +1,148 @@
+import { eq, type SQL, sql } from "drizzle-orm";
+import type { Store, Tx } from "./db.ts";
+import { users } from "./schema/index.ts";
+
+/** A media item that matched a licensed event: the only kind of item the service keeps (spec §3 rule 3). */
+export type KeptMedia = {
+  mediaId: string;
+  eventId: number;
+  venueId: number;
+  /** UTC instant as RFC 3339 text; the database keeps microseconds. */
+  takenAt: string;
+  latitude: number;
+  longitude: number;
+  mediaType: "photo" | "video";
+  filename: string | null;
+  durationSeconds: number | null;
+  thumbnailUrl: string | null;
+  deviceMake: string | null;
+  deviceModel: string | null;
+  deviceLensModel: string | null;
+};
+
+export type BatchWrite = {
+  userId: string;
+  /** Every accepted id of the batch (unique). Those not in `kept` lose whatever match they had before. */
+  acceptedIds: readonly string[];
+  kept: readonly KeptMedia[];
+};
+
+/**
+ * One statement for the whole batch: upserts the kept items, deletes accepted items that no longer match,
+ * and applies the exact count changes to user_events. The counts are deltas between the rows the batch
+ * replaces (`previous`) and the rows it writes (`incoming`): an item moving from event A to B is -1 on A
+ * and +1 on B; a re-sent item at the same event nets to zero and leaves user_events untouched. The deltas
+ * are exact only because `writeBatch` holds the user's row lock, so no other batch of this user changes
+ * media between the snapshot `previous` reads and the writes. A row whose count reaches zero is kept, so
+ * a hidden flag survives its media being re-evaluated away and back.
+ *
+ * `previous` is driven from the id list, one primary-key probe per item. Joined plainly, the planner
+ * judges by the average user and may scan all of this user's media instead; the `limit 1` (harmless on a
+ * primary key) keeps the subquery from being flattened into such a join, so a batch costs the same for a
+ * user with 50 items as for one with 50,000. A re-sent item whose members are all unchanged is not rewritten
+ * (full-library rescans re-send everything), so it costs no new row version and no index updates.
+ */
+function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
+  const column = <T>(pick: (item: KeptMedia) => T) => sql.param(kept.map(pick));
+  return sql`
+    with incoming as (
+      select * from unnest(
+        ${column((m) => m.mediaId)}::text[], ${column((m) => m.eventId)}::int[],
+        ${column((m) => m.venueId)}::int[], ${column((m) => m.takenAt)}::text[],
+        ${column((m) => m.latitude)}::float8[], ${column((m) => m.longitude)}::float8[],
+        ${column((m) => m.mediaType)}::text[], ${column((m) => m.filename)}::text[],
+        ${column((m) => m.durationSeconds)}::float8[], ${column((m) => m.thumbnailUrl)}::text[],
+        ${column((m) => m.deviceMake)}::text[], ${column((m) => m.deviceModel)}::text[],
+        ${column((m) => m.deviceLensModel)}::text[]
+      ) as i(media_id, event_id, venue_id, taken_at, latitude, longitude, media_type, filename,
+             duration_seconds, thumbnail_url, device_make, device_model, device_lens_model)
+    ),
+    previous as (
+      select m.media_id, m.event_id, m.media_type
+      from unnest(${sql.param(acceptedIds)}::text[]) as a(media_id)
+      cross join lateral (
+        select media_id, event_id, media_type from media
+        where user_id = ${userId}::uuid and media_id = a.media_id
+        limit 1
+      ) as m
+    ),
+    upserted as (
+      insert into media (user_id, media_id, event_id, venue_id, taken_at, latitude, longitude, media_type,
+                         filename, duration_seconds, thumbnail_url, device_make, device_model,
+                         device_lens_model, updated_at)
+      select ${userId}::uuid, media_id, event_id, venue_id, taken_at::timestamptz, latitude, longitude,
+             media_type, filename, duration_seconds, thumbnail_url, device_make, device_model,
+             device_lens_model, now()
+      from incoming
+      on conflict (user_id, media_id) do update set
+        event_id = excluded.event_id, venue_id = excluded.venue_id, taken_at = excluded.taken_at,
+        latitude = excluded.latitude, longitude = excluded.longitude, media_type = excluded.media_type,
+        filename = excluded.filename, duration_seconds = excluded.duration_seconds,
+        thumbnail_url = excluded.thumbnail_url, device_make = excluded.device_make,
+        device_model = excluded.device_model, device_lens_model = excluded.device_lens_model,
+        updated_at = excluded.updated_at
+      where (media.event_id, media.venue_id, media.taken_at, media.latitude, media.longitude,
+             media.media_type, media.filename, media.duration_seconds, media.thumbnail_url,
+             media.device_make, media.device_model, media.device_lens_model)
+        is distinct from
+            (excluded.event_id, excluded.venue_id, excluded.taken_at, excluded.latitude, excluded.longitude,
+             excluded.media_type, excluded.filename, excluded.duration_seconds, excluded.thumbnail_url,
+             excluded.device_make, excluded.device_model, excluded.device_lens_model)
+    ),
+    removed as (
+      delete from media
+      where user_id = ${userId}::uuid
+        and media_id in (select media_id from previous except select media_id from incoming)
+    ),
+    deltas as (
+      select event_id,
+             sum(n)::int as media_delta,
+             coalesce(sum(n) filter (where media_type = 'photo'), 0)::int as photo_delta,
+             coalesce(sum(n) filter (where media_type = 'video'), 0)::int as video_delta
+      from (
+        select event_id, media_type, 1 as n from incoming
+        union all
+        select event_id, media_type, -1 as n from previous
+      ) as change
+      group by event_id
+    )
+    insert into user_events (user_id, event_id, starts_at, media_count, photo_count, video_count)
+    select ${userId}::uuid, d.event_id, e.starts_at, d.media_delta, d.photo_delta, d.video_delta
+    from deltas d join events e on e.id = d.event_id
+    where d.media_delta <> 0 or d.photo_delta <> 0 or d.video_delta <> 0
+    on conflict (user_id, event_id) do update set
+      starts_at = excluded.starts_at,
+      media_count = user_events.media_count + excluded.media_count,
+      photo_count = user_events.photo_count + excluded.photo_count,
+      video_count = user_events.video_count + excluded.video_count`;
+}
+
+/**
+ * Advances the user's high-water mark and takes the user's row lock, which serializes this user's
+ * concurrent batches for the rest of the transaction (see `batchStatement`). greatest() keeps the mark
+ * from moving backwards when a batch that started earlier commits later.
+ */
+async function advanceSyncMark(tx: Tx, userId: string, acceptedAny: boolean): Promise<Date> {
+  const [row] = await tx
+    .update(users)
+    .set({
+      lastSyncAt: sql`greatest(${users.lastSyncAt}, now())`,
+      ...(acceptedAny ? { receivedSinceSync: true } : {}),
+    })
+    .where(eq(users.id, userId))
+    .returning({ lastSyncAt: users.lastSyncAt });
+  if (!row?.lastSyncAt) throw new Error(`user ${userId} vanished during a media batch`);
+  return row.lastSyncAt;
+}
+
+/**
+ * Stores a batch atomically: either every kept item, every removal, the user_events counts and the sync
+ * mark are committed, or nothing is. Returns the user's `last_sync_at` after the batch.
+ */
+export async function writeBatch(store: Store, batch: BatchWrite): Promise<{ lastSyncAt: Date }> {
+  return store.db.transaction(async (tx) => {
+    const lastSyncAt = await advanceSyncMark(tx, batch.userId, batch.acceptedIds.length > 0);
+    if (batch.acceptedIds.length > 0) await store.rows(batchStatement(batch), tx);
+    return { lastSyncAt };
+  });
+}

@@ -1,0 +1,173 @@
+import { sql } from "drizzle-orm";
+import type { Store } from "./db.ts";
+
+export type EventRef = { id: number; name: string; startsAtLocal: string };
+export type PerformerTally = {
+  id: number;
+  name: string;
+  category: string | null;
+  imageUrl: string | null;
+  eventsCount: number;
+};
+export type VenueTally = {
+  id: number;
+  name: string;
+  city: string | null;
+  region: string | null;
+  country: string | null;
+  eventsCount: number;
+};
+export type CityTally = { city: string; region: string | null; country: string | null; eventsCount: number };
+export type YearTally = { year: number; eventsCount: number };
+export type CategoryTally = { category: string; eventsCount: number };
+
+/** Statistics over a user's visible events (contract §9): licensed, not hidden, with kept media. */
+export type UserStats = {
+  eventsCount: number;
+  mediaCount: number;
+  photoCount: number;
+  videoCount: number;
+  venuesCount: number;
+  citiesCount: number;
+  countriesCount: number;
+  performersCount: number;
+  firstEvent: EventRef | null;
+  latestEvent: EventRef | null;
+  topPerformers: PerformerTally[];
+  topVenues: VenueTally[];
+  topCities: CityTally[];
+  eventsByYear: YearTally[];
+  categories: CategoryTally[];
+};
+
+/** The statement's row: counters arrive as text (bigint), the lists as JSON built by PostgreSQL. */
+type StatsRow = {
+  events_count: string | number;
+  media_count: string | number;
+  photo_count: string | number;
+  video_count: string | number;
+  venues_count: string | number;
+  cities_count: string | number;
+  countries_count: string | number;
+  performers_count: string | number;
+  first_event: EventRef | null;
+  latest_event: EventRef | null;
+  top_performers: PerformerTally[];
+  top_venues: VenueTally[];
+  top_cities: CityTally[];
+  events_by_year: YearTally[];
+  categories: CategoryTally[];
+};
+
+/**
+ * One statement, so every figure comes from the same snapshot and the whole answer is one round trip.
+ * The user's visible events are materialized once; venues and performers are tallied by id first and
+ * looked up once per distinct id, so the cost follows the user's event count, never the size of the
+ * catalog or of the media table. City figures sum the venue tallies (an event has exactly one venue).
+ *
+ * Catalog rows are fetched by primary key through LATERAL subqueries with `offset 0`, which PostgreSQL
+ * never flattens into joins: a join would be planned from the average user's row count, and once the
+ * average user has a few thousand events it becomes full scans of the catalog even for a user with ten.
+ * Names that tie compare in code-point order (collate "C"), whatever the database locale.
+ */
+function statsQuery(userId: string, top: number) {
+  return sql`
+    with visible as materialized (
+      select e.id, e.name, e.starts_at, e.starts_at_local, e.venue_id,
+             ue.media_count, ue.photo_count, ue.video_count
+      from user_events ue
+      cross join lateral (
+        select id, name, starts_at, starts_at_local, venue_id
+        from events where id = ue.event_id and licensed offset 0
+      ) e
+      where ue.user_id = ${userId} and ue.media_count > 0 and not ue.hidden
+    ),
+    venue_tally as materialized (
+      select t.venue_id as id, t.n, ven.name, ven.city, ven.region, ven.country
+      from (select venue_id, count(*) as n from visible group by venue_id) t
+      cross join lateral (
+        select name, city, region, country from venues where id = t.venue_id offset 0
+      ) ven
+    ),
+    billing as materialized (
+      select v.id as event_id, ep.performer_id
+      from visible v
+      cross join lateral (select performer_id from event_performers where event_id = v.id offset 0) ep
+    ),
+    performer_tally as materialized (
+      select t.performer_id as id, t.n, p.name, p.category, p.image_url
+      from (select performer_id, count(*) as n from billing group by performer_id) t
+      cross join lateral (
+        select name, category, image_url from performers where id = t.performer_id offset 0
+      ) p
+    ),
+    city_tally as materialized (
+      select city, region, country, sum(n) as n
+      from venue_tally where city is not null
+      group by city, region, country
+    )
+    select
+      (select count(*) from visible) as events_count,
+      (select coalesce(sum(media_count), 0) from visible) as media_count,
+      (select coalesce(sum(photo_count), 0) from visible) as photo_count,
+      (select coalesce(sum(video_count), 0) from visible) as video_count,
+      (select count(*) from venue_tally) as venues_count,
+      (select count(*) from city_tally) as cities_count,
+      (select count(distinct country) from venue_tally) as countries_count,
+      (select count(*) from performer_tally) as performers_count,
+      (select json_build_object('id', id, 'name', name, 'startsAtLocal', starts_at_local)
+         from visible order by starts_at, id limit 1) as first_event,
+      (select json_build_object('id', id, 'name', name, 'startsAtLocal', starts_at_local)
+         from visible order by starts_at desc, id desc limit 1) as latest_event,
+      (select coalesce(json_agg(json_build_object(
+                'id', id, 'name', name, 'category', category, 'imageUrl', image_url, 'eventsCount', n)
+              order by n desc, id), '[]')
+         from (select * from performer_tally order by n desc, id limit ${top}) t) as top_performers,
+      (select coalesce(json_agg(json_build_object(
+                'id', id, 'name', name, 'city', city, 'region', region, 'country', country, 'eventsCount', n)
+              order by n desc, id), '[]')
+         from (select * from venue_tally order by n desc, id limit ${top}) t) as top_venues,
+      (select coalesce(json_agg(json_build_object(
+                'city', city, 'region', region, 'country', country, 'eventsCount', n)
+              order by n desc, city collate "C", region collate "C" nulls first, country collate "C" nulls first),
+              '[]')
+         from (select * from city_tally
+               order by n desc, city collate "C", region collate "C" nulls first, country collate "C" nulls first
+               limit ${top}) t) as top_cities,
+      (select coalesce(json_agg(json_build_object('year', year, 'eventsCount', n) order by year), '[]')
+         from (select substr(starts_at_local, 1, 4)::int as year, count(*) as n
+               from visible group by 1) t) as events_by_year,
+      (select coalesce(json_agg(json_build_object('category', category, 'eventsCount', n)
+              order by n desc, category collate "C"), '[]')
+         from (select p.category, count(distinct b.event_id) as n
+               from billing b join performer_tally p on p.id = b.performer_id
+               where p.category is not null group by p.category) t) as categories
+  `;
+}
+
+export async function userStats(store: Store, userId: string, top: number): Promise<UserStats> {
+  const [row] = await store.db.transaction(async (tx) => {
+    // The estimate for a heavy user crosses jit_above_cost, and compiling the plan would then cost
+    // several times what running it does: this is a short read of index lookups.
+    await store.rows(sql`set local jit = off`, tx);
+    return store.rows<StatsRow>(statsQuery(userId, top), tx);
+  });
+  if (!row) throw new Error("the stats statement returned no row");
+  return {
+    eventsCount: Number(row.events_count),
+    mediaCount: Number(row.media_count),
+    photoCount: Number(row.photo_count),
+    videoCount: Number(row.video_count),
+    venuesCount: Number(row.venues_count),
+    citiesCount: Number(row.cities_count),
+    countriesCount: Number(row.countries_count),
+    performersCount: Number(row.performers_count),
+    firstEvent: row.first_event,
+    latestEvent: row.latest_event,
+    topPerformers: row.top_performers,
+    topVenues: row.top_venues,
+    topCities: row.top_cities,
+    eventsByYear: row.events_by_year,
+    categories: row.categories,
+  };
+}

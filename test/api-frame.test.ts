@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { routePolicies } from "../src/http/routes.ts";
+import { startTestServer, type TestServer } from "./support/server.ts";
+
+/** What the frame adds to every route: request ids, the operational endpoints, the last-resort envelope. */
+
+let server: TestServer;
+let keys: { sandbox: string; production: string };
+let userId: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  keys = await server.partner("acme");
+  userId = (await server.call("POST", "/v1/users", { key: keys.sandbox, body: { email: "me@acme.test" } }))
+    .body.user_id;
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+describe("frame", () => {
+  test("every response carries an X-Request-Id; a sane incoming one is echoed, anything else replaced", async () => {
+    const responses = [
+      await server.call("GET", "/v1/ping"),
+      await server.call("GET", "/v1/nope"),
+      await server.call("PUT", "/v1/ping"),
+      await server.call("GET", "/v1/health"),
+      await server.call("GET", `/v1/users/${userId}/stats`, { key: keys.sandbox }),
+      await server.call("POST", "/v1/users", { key: keys.sandbox, body: { email: "x" } }),
+    ];
+    for (const response of responses) expect(response.headers.get("x-request-id")).toMatch(/^[\w-]{8,}$/);
+    const echoed = await server.call("GET", "/v1/ping", { headers: { "x-request-id": "req-123_abc.def:9" } });
+    expect(echoed.headers.get("x-request-id")).toBe("req-123_abc.def:9");
+    for (const insane of ["has space", "x".repeat(129), "semi;colon", "<script>"]) {
+      const replaced = await server.call("GET", "/v1/nope", { headers: { "x-request-id": insane } });
+      const id = replaced.headers.get("x-request-id");
+      expect(id).not.toBe(insane);
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  test("/v1/ping answers without a key, whatever key is sent", async () => {
+    for (const key of [null, "garbage", keys.production]) {
+      const response = await server.call("GET", "/v1/ping", { key });
+      expect([response.status, response.body]).toEqual([200, { status: "ok", version: "v1" }]);
+    }
+  });
+
+  test("/v1/health reports the partner, the environment and the rate limits", async () => {
+    const response = await server.call("GET", "/v1/health", { key: keys.sandbox });
+    expect(response.status).toBe(200);
+    // The spec's members; the service may report more about its limiter.
+    expect(response.body).toMatchObject({
+      status: "ok",
+      version: "v1",
+      partner_id: "acme",
+      environment: "sandbox",
+      rate_limit: {
+        enabled: false,
+        window_seconds: 60,
+        ingest_per_window: null,
+        read_per_window: null,
+        write_per_window: null,
+      },
+    });
+  });
+
+  test("/v1/openapi.json needs no key and documents every route with summary, tags and every status", async () => {
+    const response = await server.call("GET", "/v1/openapi.json");
+    expect(response.status).toBe(200);
+    const paths = response.body.paths as Record<
+      string,
+      Record<string, { summary?: string; tags?: string[]; responses?: object }>
+    >;
+    // Every route the framework serves is in the gate's table, or the gate would answer 404 for it.
+    const served = Object.entries(paths).flatMap(([path, operations]) =>
+      Object.keys(operations).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`),
+    );
+    expect(served.filter((route) => !(route in routePolicies))).toEqual([]);
+    for (const route of Object.keys(routePolicies)) {
+      const [method = "", pattern = ""] = route.split(" ");
+      if (pattern === "/v1/openapi.json") continue;
+      const operation = paths[pattern.replace(/:(\w+)/g, "{$1}")]?.[method.toLowerCase()];
+      expect({ route, documented: operation !== undefined }).toEqual({ route, documented: true });
+      expect(operation?.summary).toBeString();
+      const statuses = Object.keys(operation?.responses ?? {});
+      expect(statuses).toContain("500");
+      if (routePolicies[route]?.auth)
+        expect({ route, statuses }).toEqual({ route, statuses: expect.arrayContaining(["401"]) });
+      if (pattern.startsWith("/v1/users")) {
+        expect(operation?.tags?.length).toBeGreaterThan(0);
+        expect({ route, statuses }).toEqual({ route, statuses: expect.arrayContaining(["400", "429"]) });
+      }
+      if (pattern.startsWith("/v1/users/")) {
+        expect({ route, statuses }).toEqual({ route, statuses: expect.arrayContaining(["404"]) });
+      }
+      if (method === "POST") {
+        expect({ route, statuses }).toEqual({ route, statuses: expect.arrayContaining(["413", "415"]) });
+      }
+    }
+  });
+
+  test("an unexpected failure is a 500 internal_error envelope that reveals nothing", async () => {
+    await server.store.rows(sql`alter table user_events rename to user_events_away`);
+    try {
+      const response = await server.call("GET", `/v1/users/${userId}/stats`, { key: keys.sandbox });
+      expect([response.status, response.body.error.code]).toEqual([500, "internal_error"]);
+      expect(response.headers.get("content-type")).toStartWith("application/json");
+      expect(JSON.stringify(response.body)).not.toContain("user_events");
+      expect(response.headers.get("x-request-id")).toBeString();
+    } finally {
+      await server.store.rows(sql`alter table user_events_away rename to user_events`);
+    }
+  });
+});

@@ -1,0 +1,286 @@
+/** POST /v1/users/{user_id}/media: request validation and the per-item rules of contract §4. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sendMedia } from "./support/catalogFixtures.ts";
+import {
+  AT_VENUE_1,
+  AT_VENUE_2,
+  DURING_100,
+  DURING_200,
+  keptRows as keptOf,
+  NOWHERE,
+  photo,
+  startMediaServer,
+  userState as stateOf,
+} from "./support/mediaCatalog.ts";
+import type { TestServer } from "./support/server.ts";
+
+let server: TestServer;
+let key: string;
+let otherKey: string;
+let newUser: () => Promise<string>;
+
+beforeAll(async () => {
+  ({ server, key, otherKey, newUser } = await startMediaServer());
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+const keptRows = (userId: string) => keptOf(server, userId);
+const userState = (userId: string) => stateOf(server, userId);
+
+describe("request-level validation", () => {
+  const invalidItem = async (media: unknown[]) => {
+    const userId = await newUser();
+    const response = await sendMedia(server, key, userId, media);
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe("invalid_media_item");
+    expect(await keptRows(userId)).toEqual([]);
+    expect(await userState(userId)).toEqual({ last_sync_at: null, received: false });
+    return response.body.error.details.items;
+  };
+
+  test("every kind of offending member is named with its reason", async () => {
+    const good = photo("ok", DURING_100);
+    const items = await invalidItem([
+      good,
+      "not an object",
+      { taken_at: DURING_100 },
+      { ...good, id: 42 },
+      { ...good, id: "" },
+      { ...good, id: "x".repeat(256) },
+      { ...good, id: "t", taken_at: 1720126800 },
+      { ...good, id: "la", latitude: "40.75" },
+      { ...good, id: "mt", media_type: "audio" },
+      { ...good, id: "mt2", media_type: 1 },
+      { ...good, id: "d", duration_seconds: -1 },
+      { ...good, id: "f", filename: ["a"] },
+      { ...good, id: "th", thumbnail_url: 7 },
+      { ...good, id: "dv", device_make: true },
+      { ...good, id: null },
+      [good],
+    ]);
+    expect(items).toEqual([
+      { index: 1, field: "item", reason: "type" },
+      { index: 2, field: "id", reason: "required" },
+      { index: 3, field: "id", reason: "type" },
+      { index: 4, field: "id", reason: "required" },
+      { index: 5, field: "id", reason: "max_length" },
+      { index: 6, field: "taken_at", reason: "type" },
+      { index: 7, field: "latitude", reason: "type" },
+      { index: 8, field: "media_type", reason: "enum" },
+      { index: 9, field: "media_type", reason: "type" },
+      { index: 10, field: "duration_seconds", reason: "range" },
+      { index: 11, field: "filename", reason: "type" },
+      { index: 12, field: "thumbnail_url", reason: "type" },
+      { index: 13, field: "device_make", reason: "type" },
+      { index: 14, field: "id", reason: "type" },
+      { index: 15, field: "item", reason: "type" },
+    ]);
+  });
+
+  test("an item with several bad members lists each of them", async () => {
+    const items = await invalidItem([{ id: 5, latitude: "x", media_type: "gif" }]);
+    expect(items).toEqual([
+      { index: 0, field: "id", reason: "type" },
+      { index: 0, field: "latitude", reason: "type" },
+      { index: 0, field: "media_type", reason: "enum" },
+    ]);
+  });
+
+  test("all offending items are listed, however many (beyond the framework's 64-error cap)", async () => {
+    const media = Array.from({ length: 150 }, (_, i) =>
+      i % 2 === 0 ? { id: i } : photo(`ok${i}`, DURING_100),
+    );
+    const items = await invalidItem(media);
+    expect(items.map((i: { index: number }) => i.index)).toEqual(Array.from({ length: 75 }, (_, i) => i * 2));
+  });
+
+  test("an id of exactly 255 characters and a duration of 0 are valid", async () => {
+    const userId = await newUser();
+    const response = await sendMedia(server, key, userId, [
+      photo("y".repeat(255), DURING_100, AT_VENUE_1, { duration_seconds: 0, media_type: "video" }),
+    ]);
+    expect(response.status).toBe(200);
+    expect(response.body.matched).toBe(1);
+  });
+
+  test("empty media array is 400 empty_batch", async () => {
+    const userId = await newUser();
+    const response = await sendMedia(server, key, userId, []);
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe("empty_batch");
+  });
+
+  test("more than 200 items is 413 invalid_batch_size with the count, checked before the items", async () => {
+    const userId = await newUser();
+    const media = Array.from({ length: 201 }, (_, i) => (i === 0 ? "bad item" : photo(`m${i}`, DURING_100)));
+    const response = await sendMedia(server, key, userId, media);
+    expect(response.status).toBe(413);
+    expect(response.body.error.code).toBe("invalid_batch_size");
+    expect(response.body.error.details).toEqual({ received: 201 });
+    expect(await keptRows(userId)).toEqual([]);
+  });
+
+  test("exactly 200 items is accepted", async () => {
+    const userId = await newUser();
+    const media = Array.from({ length: 200 }, (_, i) => photo(`m${i}`, DURING_100));
+    const response = await sendMedia(server, key, userId, media);
+    expect(response.status).toBe(200);
+    expect(response.body.accepted).toBe(200);
+    expect(response.body.matched).toBe(200);
+    expect(response.body.events[0].media_count).toBe(200);
+  });
+
+  test("media missing, not an array, or a body that is not an object is 400 invalid_request", async () => {
+    const userId = await newUser();
+    for (const body of [
+      {},
+      { media: "x" },
+      { media: { id: "a" } },
+      { media: null },
+      [photo("a", DURING_100)],
+    ]) {
+      const response = await server.call("POST", `/v1/users/${userId}/media`, { key, body });
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe("invalid_request");
+    }
+    expect(await userState(userId)).toEqual({ last_sync_at: null, received: false });
+  });
+
+  test("unknown members are ignored and null optional members read as absent", async () => {
+    const userId = await newUser();
+    const response = await sendMedia(server, key, userId, [
+      photo("a", DURING_100, AT_VENUE_1, {
+        media_type: null,
+        filename: null,
+        duration_seconds: null,
+        thumbnail_url: null,
+        device_make: null,
+        future_field: { nested: true },
+      }),
+    ]);
+    expect(response.status).toBe(200);
+    expect(response.body.matched).toBe(1);
+    expect(response.body.events[0].media).toEqual([
+      { media_id: "a", taken_at: "2025-07-04T21:00:00.000Z", media_type: "photo" },
+    ]);
+  });
+
+  test("an unknown user, or another partner's user, is 404 user_not_found after the body passed", async () => {
+    const userId = await newUser();
+    const unknown = await sendMedia(server, key, crypto.randomUUID(), [photo("a", DURING_100)]);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe("user_not_found");
+    const foreign = await sendMedia(server, otherKey, userId, [photo("a", DURING_100)]);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.code).toBe("user_not_found");
+    const invalidFirst = await sendMedia(server, key, crypto.randomUUID(), []);
+    expect(invalidFirst.body.error.code).toBe("empty_batch");
+    expect(await keptRows(userId)).toEqual([]);
+  });
+});
+
+describe("per-item rejections", () => {
+  test("each rule, in its order, with the status staying 200", async () => {
+    const userId = await newUser();
+    const response = await sendMedia(server, key, userId, [
+      { id: "no-time", ...AT_VENUE_1 },
+      { id: "null-time", taken_at: null, ...AT_VENUE_1 },
+      { id: "no-lat", taken_at: DURING_100, longitude: -73.99 },
+      { id: "null-lon", taken_at: DURING_100, latitude: 40.75, longitude: null },
+      { id: "nothing" },
+      { id: "no-time-bad-lat", latitude: 100, longitude: 0 },
+      { id: "bad-time-no-lon", taken_at: "garbage", latitude: 1 },
+      photo("no-offset", "2025-07-04T21:00:00"),
+      photo("feb-30", "2024-02-30T21:00:00Z"),
+      photo("hour-24", "2025-07-04T24:00:00Z"),
+      photo("second-60", "2016-12-31T23:59:60Z"),
+      photo("minute-60", "2025-07-04T21:60:00Z"),
+      photo("year-1899", "1899-12-31T23:00:00Z"),
+      photo("year-10000", "10000-01-01T00:00:00Z"),
+      photo("date-only", "2025-07-04"),
+      photo("no-seconds", "2025-07-04T21:00Z"),
+      photo("offset-25h", "2025-07-04T21:00:00+25:00"),
+      photo("lat-high", DURING_100, { latitude: 90.000001, longitude: 0 }),
+      photo("lat-low", DURING_100, { latitude: -91, longitude: 0 }),
+      photo("lon-high", DURING_100, { latitude: 0, longitude: 180.5 }),
+      photo("lon-low", DURING_100, { latitude: 0, longitude: -181 }),
+      photo("dup", DURING_100),
+      photo("dup", DURING_200, AT_VENUE_2),
+      { id: "dup", ...AT_VENUE_1 },
+    ]);
+    expect(response.status).toBe(200);
+    const reasons = Object.fromEntries(
+      response.body.rejected.map((r: { id: string; reason: string }) => [r.id, r.reason]),
+    );
+    expect(response.body.rejected).toHaveLength(24 - 1);
+    expect(reasons).toEqual({
+      "no-time": "missing_taken_at",
+      "null-time": "missing_taken_at",
+      "no-lat": "missing_coordinates",
+      "null-lon": "missing_coordinates",
+      nothing: "missing_taken_at",
+      "no-time-bad-lat": "missing_taken_at",
+      "bad-time-no-lon": "missing_coordinates",
+      "no-offset": "invalid",
+      "feb-30": "invalid",
+      "hour-24": "invalid",
+      "second-60": "invalid",
+      "minute-60": "invalid",
+      "year-1899": "invalid",
+      "year-10000": "invalid",
+      "date-only": "invalid",
+      "no-seconds": "invalid",
+      "offset-25h": "invalid",
+      "lat-high": "invalid",
+      "lat-low": "invalid",
+      "lon-high": "invalid",
+      "lon-low": "invalid",
+      dup: "missing_taken_at",
+    });
+    expect(response.body.rejected.filter((r: { id: string }) => r.id === "dup")).toEqual([
+      { id: "dup", reason: "invalid" },
+      { id: "dup", reason: "missing_taken_at" },
+    ]);
+    expect(response.body.accepted).toBe(1);
+    expect(response.body.matches).toEqual([{ media_id: "dup", matched: true, event_id: 100, venue_id: 1 }]);
+    expect((await keptRows(userId)).map((r) => r.event_id)).toEqual([100]);
+  });
+
+  test("accepted forms of taken_at: numeric offsets, fractions, lowercase and space separators, edges", async () => {
+    const userId = await newUser();
+    const response = await sendMedia(server, key, userId, [
+      photo("offset", "2025-07-04T16:00:00-05:00"),
+      photo("fraction", "2025-07-04T21:00:00.123456789Z"),
+      photo("lower", "2025-07-04t21:00:00z"),
+      photo("space", "2025-07-04 21:00:00+00:00"),
+      photo("leap-day", "2024-02-29T12:00:00Z", NOWHERE),
+      photo("year-1900", "1900-01-01T00:00:00Z", NOWHERE),
+      photo("year-9999", "9999-12-31T23:59:59Z", NOWHERE),
+      photo("north-pole", DURING_100, { latitude: 90, longitude: -180 }),
+      photo("south-pole", DURING_100, { latitude: -90, longitude: 180 }),
+    ]);
+    expect(response.status).toBe(200);
+    expect(response.body.rejected).toEqual([]);
+    expect(response.body.accepted).toBe(9);
+    expect(response.body.matched).toBe(4);
+    const media = response.body.events[0].media;
+    expect(media.find((m: { media_id: string }) => m.media_id === "offset").taken_at).toBe(
+      "2025-07-04T21:00:00.000Z",
+    );
+    expect(media.find((m: { media_id: string }) => m.media_id === "fraction").taken_at).toBe(
+      "2025-07-04T21:00:00.123Z",
+    );
+  });
+
+  test("a batch whose items are all rejected is still 200 and advances the sync mark", async () => {
+    const userId = await newUser();
+    const response = await sendMedia(server, key, userId, [{ id: "a" }, { id: "b", taken_at: DURING_100 }]);
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ accepted: 0, matched: 0, matches: [], events: [] });
+    expect(response.body.last_sync_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(await userState(userId)).toMatchObject({ received: false });
+  });
+});

@@ -1,0 +1,314 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import { type ImportReport, type ImportSuccess, importCatalog } from "../src/store/catalog/import.ts";
+import { fileLines, memoryLines } from "../src/store/catalog/lines.ts";
+import { openStore, type Store } from "../src/store/db.ts";
+import { createTestDatabase } from "./support/database.ts";
+
+/** The same import behaviour, checked on real PostgreSQL (COPY path) and on PGlite (batch path). */
+
+const venue = (id: number, zone: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    type: "venue",
+    id,
+    name: `Venue ${id}`,
+    city: "Somewhere",
+    country: "US",
+    latitude: 40.75,
+    longitude: -73.99,
+    timezone: zone,
+    ...extra,
+  });
+const performer = (id: number, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ type: "performer", id, name: `Act ${id}`, category: "rock", ...extra });
+const event = (id: number, venueId: number, startsAtLocal: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    type: "event",
+    id,
+    name: `Event ${id}`,
+    venue_id: venueId,
+    starts_at_local: startsAtLocal,
+    performers: [],
+    ...extra,
+  });
+
+const baseCatalog = [
+  venue(1, "America/New_York", { radius_m: 300, region: "NY" }),
+  venue(2, "Australia/Sydney"),
+  performer(10),
+  performer(11, { image_url: "https://example.com/11.jpg" }),
+  event(100, 1, "2025-03-09T02:30:00", {
+    performers: [
+      { id: 10, is_headliner: true },
+      { id: 11, is_headliner: false },
+    ],
+  }),
+  event(101, 1, "2025-11-02T01:30:00", { ends_at_local: "2025-11-02T04:00:00", licensed: false }),
+  event(102, 2, "2025-10-05T02:30:00", { performers: [{ id: 11 }] }),
+];
+
+function succeeded(report: ImportReport): ImportSuccess {
+  if (!report.ok) throw new Error(`import failed: ${JSON.stringify(report.errors)}`);
+  return report;
+}
+
+type EventRow = {
+  id: number;
+  name: string;
+  starts_at: Date;
+  ends_at: Date | null;
+  licensed: boolean;
+  xmin: string;
+};
+
+async function eventRows(store: Store): Promise<EventRow[]> {
+  const rows = await store.rows<EventRow>(
+    sql`select id, name, starts_at, ends_at, licensed, xmin::text as xmin from events order by id`,
+  );
+  return rows.map((r) => ({
+    ...r,
+    starts_at: new Date(r.starts_at),
+    ends_at: r.ends_at === null ? null : new Date(r.ends_at),
+  }));
+}
+
+async function version(store: Store): Promise<number> {
+  const [row] = await store.rows<{ version: string }>(
+    sql`select version::text from catalog_state where id = 1`,
+  );
+  return Number(row?.version ?? 0);
+}
+
+async function lineup(store: Store, eventId: number) {
+  return store.rows<{ performer_id: number; is_headliner: boolean | null; position: number }>(
+    sql`select performer_id, is_headliner, position from event_performers where event_id = ${eventId} order by position`,
+  );
+}
+
+function importSuite(driver: string, open: () => Promise<{ store: Store; close(): Promise<void> }>) {
+  describe(`catalog import on ${driver}`, () => {
+    let store: Store;
+    let close: () => Promise<void>;
+    const run = (lines: string[], batch = 5000, chunkEvents?: number) =>
+      importCatalog(store, memoryLines(lines, batch), chunkEvents === undefined ? {} : { chunkEvents });
+
+    beforeAll(async () => {
+      ({ store, close } = await open());
+    });
+    afterAll(async () => {
+      await close();
+    });
+
+    test("imports venues, performers and events with instants in the venue's zone", async () => {
+      const report = succeeded(await run(baseCatalog));
+      expect(report.venues).toEqual({ inFile: 2, inserted: 2, updated: 0, unchanged: 0 });
+      expect(report.performers).toEqual({ inFile: 2, inserted: 2, updated: 0, unchanged: 0 });
+      expect(report.events).toEqual({ inFile: 3, inserted: 3, updated: 0, unchanged: 0 });
+      const events = await eventRows(store);
+      expect(
+        events.map((e) => [e.id, e.starts_at.toISOString(), e.ends_at?.toISOString() ?? null, e.licensed]),
+      ).toEqual([
+        [100, "2025-03-09T07:30:00.000Z", null, true],
+        [101, "2025-11-02T05:30:00.000Z", "2025-11-02T09:00:00.000Z", false],
+        [102, "2025-10-04T16:30:00.000Z", null, true],
+      ]);
+      expect(await lineup(store, 100)).toEqual([
+        { performer_id: 10, is_headliner: true, position: 1 },
+        { performer_id: 11, is_headliner: false, position: 2 },
+      ]);
+      expect(await lineup(store, 102)).toEqual([{ performer_id: 11, is_headliner: null, position: 1 }]);
+      const venues = await store.rows<{ id: number; radius_m: number | null; region: string | null }>(
+        sql`select id, radius_m, region from venues order by id`,
+      );
+      expect(venues).toEqual([
+        { id: 1, radius_m: 300, region: "NY" },
+        { id: 2, radius_m: null, region: null },
+      ]);
+      expect(await version(store)).toBe(report.version);
+    });
+
+    test("importing the same file again rewrites nothing and bumps the version", async () => {
+      const before = await eventRows(store);
+      const versionBefore = await version(store);
+      const report = succeeded(await run(baseCatalog));
+      expect(report.events).toEqual({ inFile: 3, inserted: 0, updated: 0, unchanged: 3 });
+      expect(report.venues.unchanged).toBe(2);
+      // Same xmin: the rows were not even rewritten with equal values.
+      expect(await eventRows(store)).toEqual(before);
+      expect(report.version).toBe(versionBefore + 1);
+    });
+
+    test("upserts by id: changed fields, lineups and venue zones", async () => {
+      const report = succeeded(
+        await run([
+          // Venue 1 moves to Chicago time: event 101 (not in this file) must get new instants too.
+          venue(1, "America/Chicago", { radius_m: 250 }),
+          event(100, 1, "2025-03-09T02:30:00", {
+            name: "Renamed",
+            performers: [
+              { id: 11, is_headliner: true },
+              { id: 12, is_headliner: false },
+            ],
+          }),
+          performer(12),
+        ]),
+      );
+      expect(report.events).toEqual({ inFile: 1, inserted: 0, updated: 1, unchanged: 0 });
+      expect(report.performers.inserted).toBe(1);
+      expect(report.rezonedVenues).toBe(1);
+      const events = await eventRows(store);
+      expect(events.map((e) => [e.id, e.name, e.starts_at.toISOString()])).toEqual([
+        [100, "Renamed", "2025-03-09T08:30:00.000Z"],
+        [101, "Event 101", "2025-11-02T06:30:00.000Z"],
+        [102, "Event 102", "2025-10-04T16:30:00.000Z"],
+      ]);
+      expect(await lineup(store, 100)).toEqual([
+        { performer_id: 11, is_headliner: true, position: 1 },
+        { performer_id: 12, is_headliner: false, position: 2 },
+      ]);
+    });
+
+    test("a file with bad lines reports each line number and changes nothing", async () => {
+      const before = await eventRows(store);
+      const versionBefore = await version(store);
+      const report = await run(
+        [
+          venue(3, "Europe/Paris"),
+          "{not json",
+          "",
+          event(200, 3, "2025-02-30T20:00:00"),
+          event(201, 99, "2025-05-01T20:00:00"),
+          venue(4, "Mars/Olympus_Mons"),
+          event(202, 3, "2025-05-01T20:00:00", { performers: [{ id: 404 }] }),
+          event(100, 1, "2025-03-09T02:30:00", { name: "Would rename" }),
+          JSON.stringify({ type: "stage", id: 1 }),
+          event(203, 3, "2025-05-01T20:00:00", { ends_at_local: "2025-05-01T19:00:00" }),
+          event(204, 3, "2025-05-01T20:00:00", { name: "nul \u0000 inside" }),
+        ],
+        2,
+        1,
+      );
+      expect(report.ok).toBe(false);
+      if (report.ok) return;
+      expect(report.errors.map((e) => e.line)).toEqual([2, 4, 5, 6, 7, 9, 10, 11]);
+      expect(report.errorCount).toBe(8);
+      expect(report.errors.find((e) => e.line === 5)?.message).toContain("venue 99");
+      expect(report.errors.find((e) => e.line === 7)?.message).toContain("performer 404");
+      expect(await eventRows(store)).toEqual(before);
+      expect(await version(store)).toBe(versionBefore);
+      const [venues] = await store.rows<{ count: number }>(sql`select count(*)::int as count from venues`);
+      expect(venues?.count).toBe(2);
+    });
+
+    test("events may name venues and performers defined further down the file", async () => {
+      const report = succeeded(
+        await run(
+          [
+            event(300, 5, "2025-06-01T21:00:00", { performers: [{ id: 50, is_headliner: true }] }),
+            event(301, 1, "2025-06-01T21:00:00"),
+            venue(5, "Asia/Tokyo"),
+            performer(50),
+          ],
+          1,
+          1,
+        ),
+      );
+      expect(report.deferredEvents).toBe(1);
+      expect(report.events.inserted).toBe(2);
+      const [row] = await store.rows<{ starts_at: Date }>(sql`select starts_at from events where id = 300`);
+      expect(new Date(row?.starts_at ?? 0).toISOString()).toBe("2025-06-01T12:00:00.000Z");
+      expect(await lineup(store, 300)).toEqual([{ performer_id: 50, is_headliner: true, position: 1 }]);
+    });
+
+    test("an id repeated in one file takes its last line, within a chunk and across chunks", async () => {
+      const lines = [
+        event(400, 1, "2025-07-01T20:00:00", { name: "first" }),
+        event(400, 1, "2025-07-01T20:00:00", { name: "second" }),
+        event(401, 1, "2025-07-01T20:00:00", { name: "first" }),
+        event(402, 1, "2025-07-01T20:00:00"),
+        event(401, 1, "2025-07-01T20:00:00", { name: "last" }),
+      ];
+      succeeded(await run(lines));
+      succeeded(await run([...lines, event(400, 1, "2025-07-01T20:00:00", { name: "third" })], 2, 2));
+      const rows = await store.rows<{ id: number; name: string }>(
+        sql`select id, name from events where id between 400 and 402 order by id`,
+      );
+      expect(rows).toEqual([
+        { id: 400, name: "third" },
+        { id: 401, name: "last" },
+        { id: 402, name: "Event 402" },
+      ]);
+    });
+
+    test("reads files: CRLF line ends, blank lines, and invalid UTF-8 reported by line", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "rollcall-catalog-"));
+      try {
+        const good = join(dir, "good.jsonl");
+        writeFileSync(good, `${venue(6, "Europe/Oslo")}\r\n\r\n${event(500, 6, "2025-08-01T20:00:00")}\r\n`);
+        expect(succeeded(await importCatalog(store, fileLines(good))).events.inserted).toBe(1);
+        const bad = join(dir, "bad.jsonl");
+        const invalid = Buffer.concat([
+          Buffer.from(`${event(501, 6, "2025-08-01T20:00:00")}\n`),
+          Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]),
+          Buffer.from(event(502, 6, "2025-08-01T20:00:00")),
+        ]);
+        writeFileSync(bad, invalid);
+        const report = await importCatalog(store, fileLines(bad));
+        expect(report.ok ? [] : report.errors).toEqual([{ line: 2, message: "not valid UTF-8" }]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+}
+
+importSuite("PostgreSQL", async () => {
+  const database = await createTestDatabase();
+  return { store: database.store, close: () => database.drop() };
+});
+
+importSuite("PGlite", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "rollcall-pglite-catalog-"));
+  const store = await openStore({ databaseUrl: null, dataDir: dir });
+  return {
+    store,
+    async close() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe("first load of an empty catalog", () => {
+  test("copies ascending ids straight in, and falls back to upserts once ids repeat or go back", async () => {
+    const database = await createTestDatabase();
+    try {
+      const lines = [
+        venue(1, "Europe/Madrid"),
+        event(1, 1, "2025-01-01T20:00:00", { name: "one" }),
+        event(2, 1, "2025-01-01T20:00:00", { name: "two" }),
+        event(3, 1, "2025-01-01T20:00:00", { name: "three" }),
+        event(2, 1, "2025-01-01T21:00:00", { name: "two again" }),
+        event(4, 1, "2025-01-01T20:00:00", { name: "four" }),
+      ];
+      const report = succeeded(
+        await importCatalog(database.store, memoryLines(lines, 1), { chunkEvents: 2 }),
+      );
+      expect(report.events).toEqual({ inFile: 4, inserted: 4, updated: 1, unchanged: 0 });
+      const rows = await database.store.rows<{ id: number; name: string; starts_at: Date }>(
+        sql`select id, name, starts_at from events order by id`,
+      );
+      expect(rows.map((r) => [r.id, r.name, new Date(r.starts_at).toISOString()])).toEqual([
+        [1, "one", "2025-01-01T19:00:00.000Z"],
+        [2, "two again", "2025-01-01T20:00:00.000Z"],
+        [3, "three", "2025-01-01T19:00:00.000Z"],
+        [4, "four", "2025-01-01T19:00:00.000Z"],
+      ]);
+    } finally {
+      await database.drop();
+    }
+  });
+});

@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import { processEnv } from "../src/config.ts";
+import { generateCatalog } from "../src/store/catalog/generate/index.ts";
+import { findActiveKey } from "../src/store/keys.ts";
+import { createTestDatabase, type TestDatabase } from "./support/database.ts";
+
+/** The operator CLI end to end: a real child process against a test database. */
+
+type Result = { code: number; stdout: string; stderr: string };
+
+let database: TestDatabase;
+let dir: string;
+
+async function cli(args: string[], env: Record<string, string> = {}): Promise<Result> {
+  const child = Bun.spawn(["bun", "src/cli/index.ts", ...args], {
+    env: { ...processEnv(), DATABASE_URL: database.url, CI: "1", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
+function lastLine(text: string): string {
+  return text.trimEnd().split("\n").at(-1) ?? "";
+}
+
+async function count(table: "events" | "venues" | "performers"): Promise<number> {
+  const [row] = await database.store.rows<{ count: number }>(
+    sql`select count(*)::int as count from ${sql.raw(table)}`,
+  );
+  return row?.count ?? -1;
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  dir = mkdtempSync(join(tmpdir(), "rollcall-cli-"));
+});
+
+afterAll(async () => {
+  await database.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("partners", () => {
+  test("create, refuse a duplicate, list as JSON", async () => {
+    const created = await cli(["partners", "create", "acme", "--name", "Acme Inc"]);
+    expect(created).toMatchObject({ code: 0, stderr: "" });
+    expect(created.stdout).toContain("Created partner acme (Acme Inc).");
+    const again = await cli(["partners", "create", "acme"]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("partner acme already exists");
+    const listed = await cli(["partners", "list", "--json"]);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      {
+        id: "acme",
+        name: "Acme Inc",
+        created_at: expect.stringMatching(/Z$/),
+        ingest_limit: null,
+        read_limit: null,
+        write_limit: null,
+      },
+    ]);
+  });
+
+  test("a malformed partner id is a usage error", async () => {
+    const result = await cli(["partners", "create", "Acme-Inc"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("usage: bun run cli partners create <partner_id> [--name NAME]");
+  });
+});
+
+describe("keys", () => {
+  test("issue prints the key alone on the last line; list never shows it; revoke disables it", async () => {
+    const issued = await cli(["keys", "issue", "acme", "--env", "sandbox", "--label", "ci"]);
+    expect(issued.code).toBe(0);
+    const key = lastLine(issued.stdout);
+    expect(key).toMatch(/^acme-[A-Za-z0-9_-]{43}$/);
+    const row = await findActiveKey(database.store, key);
+    expect(row).toMatchObject({ partnerId: "acme", environment: "sandbox", label: "ci" });
+
+    const listed = await cli(["keys", "list", "acme", "--json"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).not.toContain(key.slice(5));
+    expect(JSON.parse(listed.stdout)).toEqual([
+      { id: row?.id, environment: "sandbox", label: "ci", created_at: expect.any(String), revoked_at: null },
+    ]);
+    const text = await cli(["keys", "list", "acme"]);
+    expect(text.stdout).toContain(row?.id ?? "missing");
+    expect(text.stdout).not.toContain(key.slice(5));
+
+    const revoked = await cli(["keys", "revoke", row?.id ?? ""]);
+    expect(revoked.code).toBe(0);
+    expect(await findActiveKey(database.store, key)).toBeNull();
+    const after = JSON.parse((await cli(["keys", "list", "acme", "--json"])).stdout);
+    expect(after[0].revoked_at).toMatch(/Z$/);
+  });
+
+  test("wrong arguments exit 2, failures exit 1", async () => {
+    expect((await cli(["keys", "issue", "acme", "--env", "staging"])).code).toBe(2);
+    expect((await cli(["keys", "issue", "acme"])).code).toBe(2);
+    expect((await cli(["keys", "issue", "acme", "--env", "sandbox", "--bogus"])).code).toBe(2);
+    expect((await cli(["keys", "revoke", "not-a-uuid"])).code).toBe(2);
+    const unknownPartner = await cli(["keys", "issue", "nobody", "--env", "production"]);
+    expect(unknownPartner.code).toBe(1);
+    expect(unknownPartner.stderr).toContain("no partner nobody");
+    expect((await cli(["keys", "list", "nobody"])).code).toBe(1);
+    expect((await cli(["keys", "revoke", "00000000-0000-0000-0000-000000000000"])).code).toBe(1);
+  });
+});
+
+describe("catalog", () => {
+  test("generate writes the same catalog as the library; import loads it", async () => {
+    const generated = await cli(["catalog", "generate", "--events", "300", "--seed", "5"]);
+    expect(generated.code).toBe(0);
+    const expected = [...generateCatalog({ events: 300, seed: 5 })];
+    expect(generated.stdout).toBe(`${expected.join("\n")}\n`);
+    const file = join(dir, "catalog.jsonl");
+    writeFileSync(file, generated.stdout);
+    const imported = await cli(["catalog", "import", file]);
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toContain("catalog version 1");
+    expect(await count("events")).toBe(300);
+  });
+
+  test("a file with bad lines is rejected with their numbers and imports nothing", async () => {
+    const file = join(dir, "bad.jsonl");
+    const good = JSON.stringify({
+      type: "venue",
+      id: 9001,
+      name: "New",
+      city: null,
+      country: "FR",
+      latitude: 48.85,
+      longitude: 2.35,
+      timezone: "Europe/Paris",
+    });
+    writeFileSync(file, `${good}\n{"type":"venue"}\n${good.replace("Europe/Paris", "Europe/Atlantis")}\n`);
+    const venues = await count("venues");
+    const result = await cli(["catalog", "import", file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("line 2: ");
+    expect(result.stderr).toContain("line 3: timezone");
+    expect(result.stderr).toContain("2 bad lines");
+    expect(await count("venues")).toBe(venues);
+  });
+
+  test("usage errors: missing options, unreadable file", async () => {
+    expect((await cli(["catalog", "generate"])).code).toBe(2);
+    expect((await cli(["catalog", "generate", "--events", "ten"])).code).toBe(2);
+    expect((await cli(["catalog", "import"])).code).toBe(2);
+    expect((await cli(["catalog", "import", join(dir, "missing.jsonl")])).code).toBe(1);
+  });
+});
+
+describe("the command line itself", () => {
+  test("unknown commands and no command are usage errors; help is not", async () => {
+    expect((await cli([])).code).toBe(2);
+    expect((await cli(["teleport"])).code).toBe(2);
+    expect((await cli(["partners", "delete"])).code).toBe(2);
+    const help = await cli(["help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("keys issue <partner_id> --env production|sandbox [--label L]");
+  });
+
+  test("a bad configuration stops it with the variable named", async () => {
+    const result = await cli(["partners", "list"], { PORT: "abc" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("PORT");
+  });
+});

@@ -1,0 +1,87 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError, parseConfig } from "../src/config.ts";
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    parseConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error("the configuration was accepted");
+}
+
+describe("parseConfig", () => {
+  test("defaults: embedded database, sandbox, port 3000 on localhost, demo on", () => {
+    const config = parseConfig({});
+    expect(config.databaseUrl).toBeNull();
+    expect(config.dataDir).toBe("./.data");
+    expect(config.port).toBe(3000);
+    expect(config.host).toBe("127.0.0.1");
+    expect(config.environment).toBe("sandbox");
+    expect(config.match).toEqual({
+      radiusM: 500,
+      beforeMinutes: 120,
+      afterMinutes: 60,
+      defaultDurationMinutes: 300,
+    });
+    expect(config.rateLimit).toMatchObject({
+      enabled: false,
+      windowSeconds: 60,
+      ingest: null,
+      read: null,
+      write: null,
+    });
+    expect(config.demo).toBe(true);
+  });
+
+  test("a database URL turns the demo off unless asked for", () => {
+    const url = "postgres://postgres@127.0.0.1:5432/rollcall";
+    expect(parseConfig({ DATABASE_URL: url }).demo).toBe(false);
+    expect(parseConfig({ DATABASE_URL: url, DEMO: "true" }).demo).toBe(true);
+  });
+
+  test("empty rate-limit variables mean no limit", () => {
+    expect(parseConfig({ RATE_LIMIT_READ: "", RATE_LIMIT_WRITE: "25" }).rateLimit).toMatchObject({
+      read: null,
+      write: 25,
+    });
+  });
+
+  test.each([
+    ["PORT", "abc"],
+    ["PORT", "70000"],
+    ["PORT", "12abc"],
+    ["DATABASE_URL", "mysql://localhost/rollcall"],
+    ["SERVICE_ENVIRONMENT", "staging"],
+    ["SHARDS", "0"],
+    ["WORKERS", "-1"],
+    ["MATCH_RADIUS_M", "1e3"],
+    ["MATCH_BEFORE_MINUTES", "soon"],
+    ["RATE_LIMIT_ENABLED", "yes"],
+    ["RATE_LIMIT_INGEST", "0"],
+    ["RATE_LIMIT_STORE", "memcached://x"],
+    ["CURSOR_SECRET", "short"],
+    ["DEMO", "maybe"],
+  ])("%s=%p is refused with a message naming the variable", (name, value) => {
+    const problems = problemsOf({ [name]: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toStartWith(`${name}: got`);
+    expect(problems[0]).toContain(JSON.stringify(value).slice(1, -1));
+  });
+
+  test("every bad variable is named at once", () => {
+    const error = (() => {
+      try {
+        parseConfig({ PORT: "abc", SERVICE_ENVIRONMENT: "staging", SHARDS: "x" });
+      } catch (caught) {
+        return caught;
+      }
+      return null;
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = error instanceof Error ? error.message : "";
+    for (const name of ["PORT", "SERVICE_ENVIRONMENT", "SHARDS"]) expect(message).toContain(name);
+    expect(message).toContain("an integer from 0 to 65535");
+  });
+});

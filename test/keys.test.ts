@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import {
+  createPartner,
+  findActiveKey,
+  getPartner,
+  hashKey,
+  issueKey,
+  listKeys,
+  listPartners,
+  PartnerExistsError,
+  parsePresentedKey,
+  revokeKey,
+  UnknownPartnerError,
+} from "../src/store/keys.ts";
+import { createTestDatabase, type TestDatabase } from "./support/database.ts";
+
+const SECRET = `${"A".repeat(42)}_`;
+
+describe("parsePresentedKey", () => {
+  test("splits a well-formed key at its first hyphen; secrets may contain hyphens", () => {
+    expect(parsePresentedKey(`acme_1-${SECRET}`)).toEqual({ partnerId: "acme_1", secret: SECRET });
+    const dashed = `${"-".repeat(10)}${"x".repeat(33)}`;
+    expect(parsePresentedKey(`acme-${dashed}`)).toEqual({ partnerId: "acme", secret: dashed });
+  });
+
+  test.each([
+    "",
+    `-${SECRET}`,
+    `Acme-${SECRET}`,
+    `acme.co-${SECRET}`,
+    `${"a".repeat(65)}-${SECRET}`,
+    `acme-${SECRET.slice(1)}`,
+    `acme-${SECRET}A`,
+    `acme-${SECRET.slice(1)}=`,
+    `acme ${SECRET}`,
+    `acme-${SECRET}\n`,
+  ])("rejects %p", (key) => {
+    expect(parsePresentedKey(key)).toBeNull();
+  });
+
+  test("hashKey is the SHA-256 hex of the whole key", () => {
+    expect(hashKey("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  });
+});
+
+describe("partners and keys on PostgreSQL", () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  test("partners are created once and listed by id", async () => {
+    const created = await createPartner(database.store, { id: "zeta", name: "Zeta" });
+    expect(created).toMatchObject({
+      id: "zeta",
+      name: "Zeta",
+      ingestLimit: null,
+      readLimit: null,
+      writeLimit: null,
+    });
+    expect(created.createdAt).toBeInstanceOf(Date);
+    await createPartner(database.store, { id: "alpha", name: "Alpha" });
+    await expect(createPartner(database.store, { id: "zeta", name: "again" })).rejects.toBeInstanceOf(
+      PartnerExistsError,
+    );
+    expect((await listPartners(database.store)).map((p) => p.id)).toEqual(["alpha", "zeta"]);
+    expect(await getPartner(database.store, "zeta")).toEqual(created);
+    expect(await getPartner(database.store, "nobody")).toBeNull();
+  });
+
+  test("an issued key is found until it is revoked", async () => {
+    const { row, key } = await issueKey(database.store, {
+      partnerId: "zeta",
+      environment: "sandbox",
+      label: "ci",
+    });
+    expect(key).toMatch(/^zeta-[A-Za-z0-9_-]{43}$/);
+    expect(parsePresentedKey(key)).toEqual({ partnerId: "zeta", secret: key.slice(5) });
+    expect(row).toMatchObject({ partnerId: "zeta", environment: "sandbox", label: "ci", revokedAt: null });
+    expect(await findActiveKey(database.store, key)).toEqual(row);
+    expect(await revokeKey(database.store, row.id)).toBe(true);
+    expect(await findActiveKey(database.store, key)).toBeNull();
+    const [listed] = await listKeys(database.store, "zeta");
+    const firstRevocation = listed?.revokedAt;
+    expect(firstRevocation).toBeInstanceOf(Date);
+    // Revoking again is harmless and keeps the first revocation time.
+    expect(await revokeKey(database.store, row.id)).toBe(true);
+    expect((await listKeys(database.store, "zeta"))[0]?.revokedAt).toEqual(firstRevocation ?? null);
+  });
+
+  test("unknown, altered and malformed keys are not found", async () => {
+    const { key } = await issueKey(database.store, {
+      partnerId: "alpha",
+      environment: "production",
+      label: null,
+    });
+    expect(await findActiveKey(database.store, key)).not.toBeNull();
+    const last = key.at(-1) === "A" ? "B" : "A";
+    expect(await findActiveKey(database.store, `${key.slice(0, -1)}${last}`)).toBeNull();
+    expect(await findActiveKey(database.store, `zeta-${key.slice(6)}`)).toBeNull();
+    expect(await findActiveKey(database.store, "not a key")).toBeNull();
+    expect(await revokeKey(database.store, "00000000-0000-0000-0000-000000000000")).toBe(false);
+    expect(await revokeKey(database.store, "not-a-uuid")).toBe(false);
+  });
+
+  test("keys for an unknown partner are refused", async () => {
+    await expect(
+      issueKey(database.store, { partnerId: "nobody", environment: "sandbox", label: null }),
+    ).rejects.toBeInstanceOf(UnknownPartnerError);
+  });
+
+  test("key listings never carry the secret or its hash", async () => {
+    const { key } = await issueKey(database.store, {
+      partnerId: "alpha",
+      environment: "sandbox",
+      label: "listing",
+    });
+    const listed = await listKeys(database.store, "alpha");
+    expect(listed.map((k) => k.environment)).toEqual(["production", "sandbox"]);
+    const text = JSON.stringify(listed);
+    expect(text).not.toContain(key.slice(6));
+    expect(text).not.toContain(hashKey(key));
+    for (const row of listed) {
+      expect(Object.keys(row).sort()).toEqual([
+        "createdAt",
+        "environment",
+        "id",
+        "label",
+        "partnerId",
+        "revokedAt",
+      ]);
+    }
+  });
+});

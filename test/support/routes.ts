@@ -1,0 +1,33 @@
+/** A request that is valid on its route, given a user id: the base the contract tests then break. */
+export type RouteCall = { method: "GET" | "POST"; path: string; body?: unknown };
+
+export const aMediaBatch = {
+  media: [{ id: "asset-1", taken_at: "2024-05-01T20:00:00Z", latitude: 48.85, longitude: 2.35 }],
+};
+
+/** Every route under /v1/users/{user_id}: each must answer user_not_found for a user the key cannot see. */
+export function userRoutes(userId: string): RouteCall[] {
+  return [
+    { method: "POST", path: `/v1/users/${userId}/media`, body: aMediaBatch },
+    { method: "POST", path: `/v1/users/${userId}/sync-complete`, body: {} },
+    { method: "GET", path: `/v1/users/${userId}/events` },
+    { method: "GET", path: `/v1/users/${userId}/stats` },
+    { method: "POST", path: `/v1/users/${userId}/events/1/hide`, body: {} },
+    { method: "POST", path: `/v1/users/${userId}/events/1/unhide`, body: {} },
+  ];
+}
+
+/** Every route that requires X-PARTNER-API-KEY. */
+export function keyedRoutes(userId: string): RouteCall[] {
+  return [
+    { method: "GET", path: "/v1/health" },
+    { method: "POST", path: "/v1/users", body: { email: "someone@example.com" } },
+    ...userRoutes(userId),
+  ];
+}
+
+/** The routes with a request body (contract §2 steps 6 and 7 apply to them). */
+export const postRoutes = (userId: string): RouteCall[] =>
+  keyedRoutes(userId).filter((route) => route.method === "POST");
+
+export const SOME_UUID = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";

@@ -1,0 +1,157 @@
+import { sql } from "drizzle-orm";
+import { parseConfig } from "../../src/config.ts";
+import { createApp } from "../../src/http/app.ts";
+import { type Listening, serve } from "../../src/http/server.ts";
+import { type Clock, createRateLimits, type LimitsLog, type RateLimits } from "../../src/limits/index.ts";
+import type { Matcher } from "../../src/shards/matcher.ts";
+import { ReferenceMatcher } from "../../src/shards/reference.ts";
+import type { Store } from "../../src/store/db.ts";
+import { createPartner, issueKey } from "../../src/store/keys.ts";
+import { createTestDatabase, type TestDatabase } from "./database.ts";
+
+export type TestServer = {
+  baseUrl: string;
+  database: TestDatabase;
+  store: Store;
+  /** The secret the server signs history cursors with, so a test can forge an expired one. */
+  cursorSecret: string;
+  /** Rebuilds the matcher from the catalog tables (after a test inserts catalog rows). */
+  reloadCatalog(): Promise<void>;
+  /** Creates a partner and returns one key per environment. */
+  partner(id: string): Promise<{ sandbox: string; production: string }>;
+  call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
+  close(): Promise<void>;
+};
+
+export type CallOptions = {
+  key?: string | null;
+  body?: unknown;
+  /** A raw body sent as is (for malformed-input tests); wins over `body`. */
+  rawBody?: string | Uint8Array;
+  headers?: Record<string, string>;
+};
+
+export type CallResult = { status: number; headers: Headers; body: any };
+
+async function referenceMatcherFrom(store: Store, config: ReturnType<typeof parseConfig>): Promise<Matcher> {
+  const venues = await store.rows<{
+    id: number;
+    latitude: number;
+    longitude: number;
+    radius_m: number | null;
+  }>(sql`select id, latitude, longitude, radius_m from venues`);
+  const events = await store.rows<{
+    id: number;
+    venue_id: number;
+    starts_at: string | Date;
+    ends_at: string | Date | null;
+    licensed: boolean;
+  }>(sql`select id, venue_id, starts_at, ends_at, licensed from events`);
+  return new ReferenceMatcher(
+    venues.map((v) => ({ id: v.id, latitude: v.latitude, longitude: v.longitude, radiusM: v.radius_m })),
+    events.map((e) => ({
+      id: e.id,
+      venueId: e.venue_id,
+      startsAtMs: new Date(e.starts_at).getTime(),
+      endsAtMs: e.ends_at === null ? null : new Date(e.ends_at).getTime(),
+      licensed: e.licensed,
+    })),
+    config.match,
+  );
+}
+
+const TEST_CURSOR_SECRET = "test-cursor-secret-of-at-least-32-chars";
+
+export type TestServerOptions = {
+  /**
+   * Serve another server's database (a second instance behind the same load balancer). The database
+   * stays owned by the server that created it: this one's close() leaves it alone.
+   */
+  database?: TestDatabase;
+  /** Drives the rate-limit windows (and the overrides' cache expiry) instead of the wall clock. */
+  clock?: Clock;
+  /** Key prefix when RATE_LIMIT_STORE is a Redis URL: servers of one test share it, test runs do not. */
+  redisPrefix?: string;
+  /** Receives the server's log events (default: dropped). */
+  log?: LimitsLog;
+  /** Wraps the catalog matcher the API calls, e.g. to make it fail or answer an event that does not exist. */
+  wrapMatcher?: (inner: Matcher) => Matcher;
+};
+
+/**
+ * Starts the real HTTP server in-process on a fresh PostgreSQL database, on a random port.
+ * `env` is parsed like the process environment, so a test can set any variable (RATE_LIMIT_*, MATCH_*).
+ */
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: TestServerOptions = {},
+): Promise<TestServer> {
+  const database = options.database ?? (await createTestDatabase());
+  const config = parseConfig({
+    SERVICE_ENVIRONMENT: "sandbox",
+    ...env,
+    DATABASE_URL: database.url,
+    PORT: "0",
+  });
+  let matcher = await referenceMatcherFrom(database.store, config);
+  const delegating: Matcher = { match: (q) => matcher.match(q), close: async () => {} };
+  const log = options.log ?? (() => {});
+  const limits: RateLimits = createRateLimits(config, {
+    store: database.store,
+    log,
+    clock: options.clock,
+    redisPrefix: options.redisPrefix,
+  });
+  const app = createApp({
+    config,
+    store: database.store,
+    matcher: options.wrapMatcher ? options.wrapMatcher(delegating) : delegating,
+    limits,
+    cursorSecret: TEST_CURSOR_SECRET,
+    log,
+  });
+  const listening: Listening = serve(app, { port: 0, host: "127.0.0.1" });
+  const baseUrl = `http://127.0.0.1:${listening.port}`;
+  return {
+    baseUrl,
+    database,
+    store: database.store,
+    cursorSecret: TEST_CURSOR_SECRET,
+    async reloadCatalog() {
+      matcher = await referenceMatcherFrom(database.store, config);
+    },
+    async partner(id) {
+      await createPartner(database.store, { id, name: id });
+      const sandbox = await issueKey(database.store, { partnerId: id, environment: "sandbox", label: null });
+      const production = await issueKey(database.store, {
+        partnerId: id,
+        environment: "production",
+        label: null,
+      });
+      return { sandbox: sandbox.key, production: production.key };
+    },
+    async call(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.key) headers["x-partner-api-key"] = options.key;
+      let body: string | Uint8Array | undefined = options.rawBody;
+      if (body === undefined && options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers["content-type"] ??= "application/json";
+      }
+      const response = await fetch(baseUrl + path, { method, headers, body });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text === "" ? null : JSON.parse(text);
+      } catch {
+        // Not JSON: the raw text is returned so an assertion can show what came back.
+      }
+      return { status: response.status, headers: response.headers, body: parsed };
+    },
+    async close() {
+      await listening.stop();
+      await limits.close();
+      if (options.database === undefined) await database.drop();
+    },
+  };
+}
