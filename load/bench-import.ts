@@ -66,13 +66,16 @@ async function importOnce(url: string, path: string, events: number, label: stri
   const store = await openStore({ databaseUrl: url, dataDir: "" });
   try {
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     const report = await importCatalog(store, fileLines(path));
     const elapsed = seconds(started);
+    const cpu = process.cpuUsage(cpuBefore);
     if (!report.ok) throw new Error(`import rejected the file: ${JSON.stringify(report.errors.slice(0, 5))}`);
     const { inserted, updated, unchanged } = report.events;
     console.log(
       `${label}: ${elapsed.toFixed(1)} s, ${rate(events, elapsed)} events/s ` +
-        `(${inserted} new, ${updated} changed, ${unchanged} unchanged)`,
+        `(${inserted} new, ${updated} changed, ${unchanged} unchanged); ` +
+        `${((cpu.user + cpu.system) / 1e6).toFixed(1)} s of Bun CPU`,
     );
   } finally {
     await store.close();

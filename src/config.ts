@@ -186,3 +186,16 @@ export function testDatabaseUrl(): string {
     "postgres://postgres@127.0.0.1:5432/postgres"
   );
 }
+
+/**
+ * SHARDS and WORKERS as a test run sets them, for the in-process test servers: CI runs the contract
+ * tests under several engine settings, and the answers must be the same under each.
+ */
+export function testEngineEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ["SHARDS", "WORKERS"]) {
+    const value = raw(process.env, name);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}

@@ -43,6 +43,8 @@ const HOME_SHARE = 0.6;
 const WORK_SHARE = 0.25;
 /** Screenshots and edited images carry no location: rejected per item as missing_coordinates. */
 const NO_LOCATION_SHARE = 0.01;
+/** Share of everyday items that are videos (at events it is VIDEO_SHARE_AT_EVENTS). */
+const VIDEO_SHARE = 0.08;
 
 const hex = (value: number, digits: number) => value.toString(16).toUpperCase().padStart(digits, "0");
 
@@ -95,7 +97,7 @@ export class CameraRoll {
     }
     if (takenAtMs < this.spanStartMs) return null;
     this.cursorMs = takenAtMs;
-    return this.item(takenAtMs, this.placeOrdinary(), this.random.chance(0.08));
+    return this.item(takenAtMs, this.placeOrdinary(), this.random.chance(VIDEO_SHARE));
   }
 
   private placeOrdinary(): Point | null {

@@ -90,3 +90,13 @@ export function toEventBody(event: EventDetail): EventBody {
   if (event.media !== null) body.media = event.media.map(toEventMediaBody);
   return body;
 }
+
+/**
+ * A 200 body the mappers built field by field from typed rows, handed to the framework as a finished
+ * JSON Response (what it would build itself). A plain object would first be checked, cleaned and encoded
+ * against the route's response schema member by member: a fifth of the server's CPU on a 40 KB history
+ * page or a batch response. The schema stays on the route for the OpenAPI document.
+ */
+export function finishedJson<T extends object>(body: T): Response {
+  return Response.json(body);
+}

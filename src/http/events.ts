@@ -1,11 +1,11 @@
 import { Elysia, t } from "elysia";
 import type { Store } from "../store/db.ts";
-import { type EventDetail, loadEventDetails } from "../store/eventDetails.ts";
-import { countVisibleEvents, historyPage } from "../store/history.ts";
+import type { EventDetail } from "../store/eventDetails.ts";
+import { historyPage } from "../store/history.ts";
 import type { AppDeps } from "./app.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errorResponses } from "./errors.ts";
-import { EventBody, toEventBody } from "./eventMappers.ts";
+import { EventBody, finishedJson, toEventBody } from "./eventMappers.ts";
 import { partnerOf } from "./gate.ts";
 import { requireUser } from "./requireUser.ts";
 import { UserPath } from "./userPaths.ts";
@@ -48,25 +48,19 @@ type HistoryOutcome = {
   total: number | null;
 };
 
-/**
- * One page of a user's attended events, newest first. `total` is counted on the first page only: later
- * pages are read by clients already holding it, and counting every page would cost a scan per page.
- */
+/** One page of a user's attended events, newest first; `total` on the first page only. */
 export async function readHistory(
   store: Store,
   cursorSecret: string,
   request: HistoryRequest,
 ): Promise<HistoryOutcome> {
   const after = request.cursor === null ? null : decodeCursor(cursorSecret, request.userId, request.cursor);
-  const [page, total] = await Promise.all([
-    historyPage(store, request.userId, after, request.limit),
-    after === null ? countVisibleEvents(store, request.userId) : Promise.resolve(null),
-  ]);
-  const events = await loadEventDetails(store, request.userId, page.eventIds, {
+  const page = await historyPage(store, request.userId, after, {
+    limit: request.limit,
     includeMedia: request.includeMedia,
   });
   const nextCursor = page.next === null ? null : encodeCursor(cursorSecret, request.userId, page.next);
-  return { events, nextCursor, total };
+  return { events: page.events, nextCursor, total: page.total };
 }
 
 function toHistoryResponse(outcome: HistoryOutcome): HistoryResponse {
@@ -89,7 +83,7 @@ export function eventsResource({ store, cursorSecret }: AppDeps) {
         cursor: query.cursor === undefined || query.cursor === "" ? null : query.cursor,
         includeMedia: query.include_media !== "false",
       });
-      return toHistoryResponse(outcome);
+      return finishedJson(toHistoryResponse(outcome));
     },
     {
       params: UserPath,

@@ -66,11 +66,14 @@ export function createGate({ routes, authenticate, limits }: GateDeps) {
     }
     const badParam = routes.invalidParam(found.params);
     if (badParam !== null) {
-      throw new ApiError("invalid_request", `The path parameter ${badParam} is malformed.`, { field: badParam });
+      throw new ApiError("invalid_request", `The path parameter ${badParam} is malformed.`, {
+        field: badParam,
+      });
     }
     if (request.method === "POST") {
-      context.body = await readJsonBody(request);
-      rejectNulStrings(context.body);
+      const { value, mayHoldNul } = await readJsonBody(request);
+      context.body = value;
+      if (mayHoldNul) rejectNulStrings(value);
     }
   };
 }

@@ -1,11 +1,16 @@
 import { Elysia, t } from "elysia";
 import type { Candidate, Matcher } from "../shards/matcher.ts";
 import type { Store } from "../store/db.ts";
-import { type EventDetail, loadEventDetails } from "../store/eventDetails.ts";
+import {
+  type EventDetail,
+  type EventDetailsRow,
+  eventDetailsOf,
+  eventDetailsQuery,
+} from "../store/eventDetails.ts";
 import { type KeptMedia, writeBatch } from "../store/ingest.ts";
 import type { AppDeps } from "./app.ts";
 import { errorResponses } from "./errors.ts";
-import { EventBody, toEventBody } from "./eventMappers.ts";
+import { EventBody, finishedJson, toEventBody } from "./eventMappers.ts";
 import { partnerOf } from "./gate.ts";
 import { type AcceptedItem, classifyItems, type Rejection } from "./mediaItems.ts";
 import { checkMediaBatch, MediaBatchBody, type MediaItem } from "./mediaSchema.ts";
@@ -79,7 +84,8 @@ function keptOf(item: AcceptedItem, candidate: Candidate): KeptMedia {
 
 /**
  * A validated batch from classification to response data: per-item rules, matching outside any
- * transaction, one atomic write, then the matched events expanded with everything the user keeps there.
+ * transaction, one atomic write, and the matched events expanded, inside it, with everything the user
+ * keeps there.
  * Events come in the order of their first match in the batch.
  */
 export async function ingestMediaBatch(
@@ -109,10 +115,13 @@ export async function ingestMediaBatch(
     matches.push(matchOf(item, candidate));
     if (candidate?.licensed) kept.push(keptOf(item, candidate));
   });
-  const { lastSyncAt } = await writeBatch(store, { userId, acceptedIds: accepted.map((a) => a.id), kept });
   const eventIds = [...new Set(kept.map((m) => m.eventId))];
-  const events = await loadEventDetails(store, userId, eventIds, { includeMedia: true });
-  return { accepted: accepted.length, rejected, matches, kept, events, lastSyncAt };
+  const { lastSyncAt, rows } = await writeBatch<EventDetailsRow>(
+    store,
+    { userId, acceptedIds: accepted.map((a) => a.id), kept },
+    eventIds.length === 0 ? undefined : eventDetailsQuery(userId, eventIds, true),
+  );
+  return { accepted: accepted.length, rejected, matches, kept, events: eventDetailsOf(rows), lastSyncAt };
 }
 
 function toBatchResponse(outcome: BatchOutcome): MediaBatchResponse {
@@ -131,7 +140,7 @@ export function mediaResource({ store, matcher }: AppDeps) {
     "/users/:user_id/media",
     async ({ request, params, body }) => {
       const user = await requireUser(store, partnerOf(request).partnerId, params.user_id);
-      return toBatchResponse(await ingestMediaBatch(store, matcher, user.id, body.media));
+      return finishedJson(toBatchResponse(await ingestMediaBatch(store, matcher, user.id, body.media)));
     },
     {
       params: UserPath,

@@ -5,6 +5,7 @@ import { userStats } from "../store/stats.ts";
 import type { UserRow } from "../store/users.ts";
 import type { AppDeps } from "./app.ts";
 import { errorResponses } from "./errors.ts";
+import { finishedJson } from "./eventMappers.ts";
 import { partnerOf } from "./gate.ts";
 import { requireUser } from "./requireUser.ts";
 import { UserPath } from "./userPaths.ts";
@@ -119,10 +120,12 @@ export function statsResource({ store }: AppDeps) {
     async ({ request, params, query }) => {
       const { partnerId } = partnerOf(request);
       const user = await requireUser(store, partnerId, params.user_id);
-      return statsOf(
-        user,
-        await userStats(store, user.id, query.top === undefined ? DEFAULT_TOP : Number(query.top)),
+      const stats = await userStats(
+        store,
+        user.id,
+        query.top === undefined ? DEFAULT_TOP : Number(query.top),
       );
+      return finishedJson(statsOf(user, stats));
     },
     {
       params: UserPath,

@@ -12,9 +12,6 @@ export type EventSections = {
   eventSample: Float64Array;
   eventId: Int32Array;
   eventLicensed: Uint32Array;
-  venueId: Int32Array;
-  venueRecord: Float64Array;
-  venueEvents: Uint32Array;
 };
 
 function assertWholeMilliseconds(value: number, what: string): void {
@@ -79,11 +76,22 @@ function radixSort(items: Uint32Array, keys: Float64Array, maxKey: number): Uint
   return sourceItems;
 }
 
+/** The venue half of a build: enough for the cell builder, which can start while events are laid out. */
+export type VenueSections = { venueId: Int32Array; venueRecord: Float64Array; venueEvents: Uint32Array };
+
+/** What laying out the events needs from planVenues, besides the venue sections. */
+export type VenuePlan = VenueSections & {
+  /** (from, to) pairs in input order: the gather into venue order then reads one line per event. */
+  windows: Float64Array;
+  /** Venue row of each event, -1 when its venue is unknown (the reference never sees those either). */
+  eventRow: Int32Array;
+};
+
 /**
- * Resolves each event's window to instants, drops events whose venue is unknown (the reference never
- * sees them either), and lays events out venue by venue in shared memory.
+ * Resolves each event's window to instants, picks the venues that have events (in grid order), counts
+ * their events and writes their records.
  */
-export function buildEventSections(columns: CatalogColumns, settings: MatchSettings): EventSections {
+export function planVenues(columns: CatalogColumns, settings: MatchSettings): VenuePlan {
   const beforeMs = settings.beforeMinutes * MINUTE_MS;
   const afterMs = settings.afterMinutes * MINUTE_MS;
   const durationMs = settings.defaultDurationMinutes * MINUTE_MS;
@@ -91,25 +99,26 @@ export function buildEventSections(columns: CatalogColumns, settings: MatchSetti
   columns.venueIds.forEach((id, c) => {
     columnOfVenue.set(id, c);
   });
-
   const eventCount = columns.eventIds.length;
-  const venueColumn = new Int32Array(eventCount);
-  // (from, to) pairs in input order: the gather into venue order then reads one cache line per event.
+  const eventRow = new Int32Array(eventCount);
   const windows = new Float64Array(eventCount * 2);
   const hasEvents = new Uint8Array(columns.venueIds.length);
+  const spans = new Float64Array(columns.venueIds.length);
   for (let e = 0; e < eventCount; e++) {
     const c = columnOfVenue.get(columns.eventVenueIds[e] ?? 0) ?? -1;
-    venueColumn[e] = c;
+    eventRow[e] = c;
     if (c < 0) continue;
     hasEvents[c] = 1;
     const start = columns.eventStarts[e] ?? 0;
     const endsAt = columns.eventEnds[e] ?? Number.NaN;
     assertWholeMilliseconds(start, "event start");
     if (!Number.isNaN(endsAt)) assertWholeMilliseconds(endsAt, "event end");
-    windows[e * 2] = start - beforeMs;
-    windows[e * 2 + 1] = (Number.isNaN(endsAt) ? start + durationMs : endsAt) + afterMs;
+    const from = start - beforeMs;
+    const to = (Number.isNaN(endsAt) ? start + durationMs : endsAt) + afterMs;
+    windows[e * 2] = from;
+    windows[e * 2 + 1] = to;
+    spans[c] = Math.max(spans[c] ?? 0, to - from);
   }
-
   const venues = venueOrder(columns, hasEvents);
   const rowOfColumn = new Int32Array(columns.venueIds.length).fill(-1);
   venues.forEach((c, row) => {
@@ -117,20 +126,51 @@ export function buildEventSections(columns: CatalogColumns, settings: MatchSetti
   });
   const venueEvents = sharedArray(Uint32Array, venues.length + 1);
   for (let e = 0; e < eventCount; e++) {
-    const row = rowOfColumn[venueColumn[e] ?? -1] ?? -1;
+    const row = rowOfColumn[eventRow[e] ?? -1] ?? -1;
+    eventRow[e] = row;
     if (row >= 0) venueEvents[row + 1] = (venueEvents[row + 1] ?? 0) + 1;
   }
   for (let v = 0; v < venues.length; v++)
     venueEvents[v + 1] = (venueEvents[v + 1] ?? 0) + (venueEvents[v] ?? 0);
-  const kept = venueEvents[venues.length] ?? 0;
+  const venueId = sharedArray(Int32Array, venues.length);
+  const venueRecord = sharedArray(Float64Array, venues.length * VENUE_STRIDE);
+  venues.forEach((c, v) => {
+    const latitude = columns.venueLatitudes[c] ?? 0;
+    const longitude = columns.venueLongitudes[c] ?? 0;
+    const radius = columns.venueRadii[c] ?? Number.NaN;
+    const radiusM = Number.isNaN(radius) ? settings.radiusM : radius;
+    const cosLat = Math.cos(latitude * RAD);
+    venueId[v] = columns.venueIds[c] ?? 0;
+    venueRecord.set(
+      [
+        cosLat * Math.cos(longitude * RAD),
+        cosLat * Math.sin(longitude * RAD),
+        Math.sin(latitude * RAD),
+        reachableChordSquared(radiusM),
+        latitude,
+        longitude,
+        radiusM,
+        spans[c] ?? 0,
+      ],
+      v * VENUE_STRIDE,
+    );
+  });
+  return { venueId, venueRecord, venueEvents, windows, eventRow };
+}
+
+/** Lays the events out venue by venue, each venue's by window start, in shared memory. */
+export function layoutEvents(columns: CatalogColumns, plan: VenuePlan): EventSections {
+  const { windows, eventRow, venueEvents } = plan;
+  const venueCount = venueEvents.length - 1;
+  const kept = venueEvents[venueCount] ?? 0;
   // (venue, window start) order: a radix sort by start, then a stable counting pass by venue. Among
   // equal starts the order is free: the search compares every open window in full.
   const byStart = new Uint32Array(kept);
   const startKeys = new Float64Array(kept);
   let minFrom = Number.POSITIVE_INFINITY;
   let maxFrom = Number.NEGATIVE_INFINITY;
-  for (let e = 0, k = 0; e < eventCount; e++) {
-    if ((venueColumn[e] ?? -1) < 0) continue;
+  for (let e = 0, k = 0; e < eventRow.length; e++) {
+    if ((eventRow[e] ?? -1) < 0) continue;
     minFrom = Math.min(minFrom, windows[e * 2] ?? 0);
     maxFrom = Math.max(maxFrom, windows[e * 2] ?? 0);
     byStart[k++] = e;
@@ -138,22 +178,18 @@ export function buildEventSections(columns: CatalogColumns, settings: MatchSetti
   for (let k = 0; k < kept; k++) startKeys[k] = (windows[(byStart[k] ?? 0) * 2] ?? 0) - minFrom;
   const byKey = radixSort(byStart, startKeys, maxFrom - minFrom);
   const order = new Uint32Array(kept);
-  const fill = venueEvents.slice(0, venues.length);
+  const fill = venueEvents.slice(0, venueCount);
   for (let k = 0; k < kept; k++) {
     const e = byKey[k] ?? 0;
-    const row = rowOfColumn[venueColumn[e] ?? -1] ?? 0;
+    const row = eventRow[e] ?? 0;
     order[fill[row] ?? 0] = e;
     fill[row] = (fill[row] ?? 0) + 1;
   }
-
   const sections: EventSections = {
     eventWindow: sharedArray(Float64Array, kept * 2),
     eventSample: sharedArray(Float64Array, Math.ceil(kept / SAMPLE_EVERY)),
     eventId: sharedArray(Int32Array, kept),
     eventLicensed: sharedArray(Uint32Array, Math.ceil(kept / 32)),
-    venueId: sharedArray(Int32Array, venues.length),
-    venueRecord: sharedArray(Float64Array, venues.length * VENUE_STRIDE),
-    venueEvents,
   };
   const { eventWindow, eventSample, eventId, eventLicensed } = sections;
   const { eventIds, eventLicensed: licensed } = columns;
@@ -166,28 +202,5 @@ export function buildEventSections(columns: CatalogColumns, settings: MatchSetti
     eventId[row] = eventIds[e] ?? 0;
     if (licensed[e] === 1) eventLicensed[row >>> 5] = (eventLicensed[row >>> 5] ?? 0) | (1 << (row & 31));
   }
-  venues.forEach((c, v) => {
-    let span = 0;
-    for (let row = venueEvents[v] ?? 0; row < (venueEvents[v + 1] ?? 0); row++) {
-      span = Math.max(span, (eventWindow[row * 2 + 1] ?? 0) - (eventWindow[row * 2] ?? 0));
-    }
-    const latitude = columns.venueLatitudes[c] ?? 0;
-    const longitude = columns.venueLongitudes[c] ?? 0;
-    const radius = columns.venueRadii[c] ?? Number.NaN;
-    const radiusM = Number.isNaN(radius) ? settings.radiusM : radius;
-    sections.venueId[v] = columns.venueIds[c] ?? 0;
-    const cosLat = Math.cos(latitude * RAD);
-    const record = [
-      cosLat * Math.cos(longitude * RAD),
-      cosLat * Math.sin(longitude * RAD),
-      Math.sin(latitude * RAD),
-      reachableChordSquared(radiusM),
-      latitude,
-      longitude,
-      radiusM,
-      span,
-    ];
-    sections.venueRecord.set(record, v * VENUE_STRIDE);
-  });
   return sections;
 }

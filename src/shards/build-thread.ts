@@ -1,5 +1,21 @@
 import { parentPort, workerData } from "node:worker_threads";
-import { type BuildJob, buildIndex } from "./build.ts";
+import type { BuildJob, BuildMessage } from "./build.ts";
+import { buildCellSections } from "./build-cells.ts";
+import { layoutEvents, planVenues } from "./build-events.ts";
+
+/** One half of a background build (see buildInBackground). */
+function post(message: BuildMessage): void {
+  parentPort?.postMessage(message);
+}
 
 const job = workerData as BuildJob;
-parentPort?.postMessage(buildIndex(job.columns, job.options));
+if (job.role === "events") {
+  const plan = planVenues(job.columns, job.options.settings);
+  post({
+    kind: "venues",
+    sections: { venueId: plan.venueId, venueRecord: plan.venueRecord, venueEvents: plan.venueEvents },
+  });
+  post({ kind: "events", sections: layoutEvents(job.columns, plan) });
+} else {
+  post({ kind: "cells", sections: buildCellSections(job.venueRecord, job.shards) });
+}

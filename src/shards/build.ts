@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
-import { buildCellSections } from "./build-cells.ts";
-import { buildEventSections } from "./build-events.ts";
+import { buildCellSections, type CellSections } from "./build-cells.ts";
+import { type EventSections, layoutEvents, planVenues, type VenueSections } from "./build-events.ts";
 import { type CatalogColumns, columnBuffers } from "./columns.ts";
 import { bufferOf, type IndexBuffers } from "./layout.ts";
 import type { MatchSettings } from "./matcher.ts";
@@ -9,13 +9,18 @@ const MINUTE_MS = 60_000;
 
 export type BuildOptions = { settings: MatchSettings; shards: number; generation: number };
 
-/** Builds one index generation from catalog columns; layout.ts says what lands where. */
-export function buildIndex(columns: CatalogColumns, options: BuildOptions): IndexBuffers {
-  if (!Number.isInteger(options.shards) || options.shards < 1 || options.shards > 65_535) {
-    throw new RangeError(`shards must be an integer from 1 to 65535, got ${options.shards}`);
+function checkShards(shards: number): void {
+  if (!Number.isInteger(shards) || shards < 1 || shards > 65_535) {
+    throw new RangeError(`shards must be an integer from 1 to 65535, got ${shards}`);
   }
-  const events = buildEventSections(columns, options.settings);
-  const cells = buildCellSections(events.venueRecord, options.shards);
+}
+
+function assemble(
+  options: BuildOptions,
+  venues: VenueSections,
+  events: EventSections,
+  cells: CellSections,
+): IndexBuffers {
   return {
     generation: options.generation,
     beforeMs: options.settings.beforeMinutes * MINUTE_MS,
@@ -25,9 +30,9 @@ export function buildIndex(columns: CatalogColumns, options: BuildOptions): Inde
     eventSample: bufferOf(events.eventSample),
     eventId: bufferOf(events.eventId),
     eventLicensed: bufferOf(events.eventLicensed),
-    venueId: bufferOf(events.venueId),
-    venueRecord: bufferOf(events.venueRecord),
-    venueEvents: bufferOf(events.venueEvents),
+    venueId: bufferOf(venues.venueId),
+    venueRecord: bufferOf(venues.venueRecord),
+    venueEvents: bufferOf(venues.venueEvents),
     cellVenues: bufferOf(cells.cellVenues),
     slotCell: bufferOf(cells.slotCell),
     slotVenues: bufferOf(cells.slotVenues),
@@ -40,31 +45,74 @@ export function buildIndex(columns: CatalogColumns, options: BuildOptions): Inde
   };
 }
 
-/** A one-off build on its own thread, so a rebuild never stalls the server's requests. */
-export type BuildJob = { columns: CatalogColumns; options: BuildOptions };
+/** Builds one index generation from catalog columns on the calling thread; layout.ts says what lands where. */
+export function buildIndex(columns: CatalogColumns, options: BuildOptions): IndexBuffers {
+  checkShards(options.shards);
+  const venues = planVenues(columns, options.settings);
+  const cells = buildCellSections(venues.venueRecord, options.shards);
+  return assemble(options, venues, layoutEvents(columns, venues), cells);
+}
+
+/**
+ * The two halves of a background build. The events thread plans the venues, hands them over (shared,
+ * not copied) and lays out the events while the cells thread registers venues in cells and builds the
+ * grid: on two cores the build takes about as long as its longer half.
+ */
+export type BuildJob =
+  | { role: "events"; columns: CatalogColumns; options: BuildOptions }
+  | { role: "cells"; venueRecord: Float64Array; shards: number };
+
+export type BuildMessage =
+  | { kind: "venues"; sections: VenueSections }
+  | { kind: "events"; sections: EventSections }
+  | { kind: "cells"; sections: CellSections };
 
 const threadUrl = new URL("./build-thread.ts", import.meta.url);
 
 /**
- * Builds on a thread of its own. The columns are moved, not copied (the caller must not use them
- * afterwards); the index comes back as SharedArrayBuffers, which postMessage shares rather than copies.
+ * Builds on threads of their own, so a rebuild never stalls the server's requests. The columns are
+ * moved, not copied (the caller must not use them afterwards); the sections come back as typed arrays
+ * over SharedArrayBuffers, which postMessage shares rather than copies.
  */
 export function buildInBackground(columns: CatalogColumns, options: BuildOptions): Promise<IndexBuffers> {
+  checkShards(options.shards);
   return new Promise((resolve, reject) => {
-    const job: BuildJob = { columns, options };
-    const thread = new Worker(threadUrl, { workerData: job, transferList: columnBuffers(columns) });
+    const threads: Worker[] = [];
+    const parts: { venues?: VenueSections; events?: EventSections; cells?: CellSections } = {};
     let settled = false;
-    thread.once("message", (buffers: IndexBuffers) => {
+    const settle = (error: unknown) => {
+      if (settled) return;
       settled = true;
-      resolve(buffers);
-      void thread.terminate();
-    });
-    thread.once("error", (error) => {
-      settled = true;
-      reject(error);
-    });
-    thread.once("exit", (code) => {
-      if (!settled) reject(new Error(`the index build thread exited with code ${code}`));
-    });
+      for (const thread of threads) void thread.terminate();
+      const { venues, events, cells } = parts;
+      if (error === null && venues && events && cells) resolve(assemble(options, venues, events, cells));
+      else reject(error);
+    };
+    const start = (job: BuildJob, transferList: ArrayBuffer[], last: BuildMessage["kind"]) => {
+      const thread = new Worker(threadUrl, { workerData: job, transferList });
+      threads.push(thread);
+      let done = false;
+      thread.on("message", (message: BuildMessage) => {
+        if (message.kind === "venues") {
+          parts.venues = message.sections;
+          start(
+            { role: "cells", venueRecord: message.sections.venueRecord, shards: options.shards },
+            [],
+            "cells",
+          );
+        } else if (message.kind === "events") {
+          parts.events = message.sections;
+        } else {
+          parts.cells = message.sections;
+        }
+        done ||= message.kind === last;
+        if (parts.venues && parts.events && parts.cells) settle(null);
+      });
+      thread.once("error", settle);
+      thread.once("exit", (code) => {
+        if (!done) settle(new Error(`an index build thread (${job.role}) exited with code ${code}`));
+      });
+    };
+    start({ role: "events", columns, options }, columnBuffers(columns), "events");
   });
 }

@@ -6,6 +6,8 @@ import { Generation, type GenerationOptions } from "./generation.ts";
 import type { Candidate, IndexEvent, IndexVenue, Matcher, MatchQuery, MatchSettings } from "./matcher.ts";
 import { type CatalogSource, storeCatalogSource } from "./source.ts";
 
+export { MatchEngineError } from "./faults.ts";
+
 export type EngineOptions = {
   settings: MatchSettings;
   shards: number;
@@ -56,7 +58,11 @@ class Engine implements MatchingEngine {
       return await generation.match(queries);
     } finally {
       generation.batches--;
-      if (generation !== this.current && generation.batches === 0) void this.release(generation);
+      if (generation !== this.current && generation.batches === 0) {
+        this.release(generation).catch((error: unknown) =>
+          this.log(`closing an old index generation: ${error}`),
+        );
+      }
     }
   }
 
@@ -117,7 +123,14 @@ async function openGeneration(
     shards: options.shards,
     generation: number,
   });
-  return new Generation(index, version, options);
+  const generation = new Generation(index, version, options);
+  try {
+    await generation.ready();
+  } catch (error) {
+    await generation.close();
+    throw error;
+  }
+  return generation;
 }
 
 /** An engine over any catalog source; the first generation is built before it returns. */

@@ -24,6 +24,11 @@ export class Generation {
     this.pool = options.pool.workers > 0 ? new MatchPool(index, this.reader, options.pool) : null;
   }
 
+  /** Resolves when the generation can answer without waiting for threads to start. */
+  async ready(): Promise<void> {
+    await this.pool?.ready();
+  }
+
   async match(queries: readonly MatchQuery[]): Promise<(Candidate | null)[]> {
     return this.candidates(this.pool === null ? this.matchInline(queries) : await this.pool.match(queries));
   }

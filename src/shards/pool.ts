@@ -83,6 +83,15 @@ export class MatchPool {
     });
   }
 
+  /**
+   * Resolves once every thread has loaded the worker and mapped the index (one empty task each), so a
+   * new generation is swapped in warm, and a worker that cannot start stops the swap instead.
+   */
+  async ready(): Promise<void> {
+    const empty: MatchTask = { captures: new Float64Array(0), count: 0 };
+    await Promise.all(Array.from({ length: this.options.workers }, () => this.piscina.run(empty)));
+  }
+
   injectFault(fault: WorkerFault, tasks: number): void {
     requestFault(this.faults, fault, tasks);
   }

@@ -54,6 +54,35 @@ export async function openStore(options: OpenOptions): Promise<Store> {
     : openPostgres(options.databaseUrl, options.poolSize ?? 10);
 }
 
+/**
+ * Drizzle sends its statements through `unsafe()`, which postgres.js runs unprepared: PostgreSQL then
+ * parses and plans every statement of every request again. The service's statements have fixed texts
+ * (batches travel as arrays through unnest, not as variable-length VALUES lists), so preparing them is
+ * safe: postgres.js keeps one prepared statement per distinct text per connection. Transactions hand
+ * Drizzle an inner client, which is wrapped the same way.
+ */
+function preparing<C extends postgres.Sql | postgres.TransactionSql>(client: C): C {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property === "unsafe") {
+        return (
+          query: string,
+          args?: postgres.ParameterOrJSON<never>[],
+          options?: postgres.UnsafeQueryOptions,
+        ) => target.unsafe(query, args, { prepare: true, ...options });
+      }
+      if (property === "begin" && "begin" in target) {
+        return (...args: unknown[]) => {
+          const callback = args.pop() as (inner: postgres.TransactionSql) => unknown;
+          const wrapped = (inner: postgres.TransactionSql) => callback(preparing(inner));
+          return Reflect.apply(target.begin, target, [...args, wrapped]);
+        };
+      }
+      return Reflect.get(target, property, receiver);
+    },
+  });
+}
+
 async function openPostgres(url: string, poolSize: number): Promise<Store> {
   const migrator = postgres(url, { max: 1, onnotice: () => {} });
   try {
@@ -63,8 +92,14 @@ async function openPostgres(url: string, poolSize: number): Promise<Store> {
   } finally {
     await migrator.end();
   }
-  const client = postgres(url, { max: poolSize, onnotice: () => {} });
-  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  const client = postgres(url, {
+    max: poolSize,
+    onnotice: () => {},
+    // Every statement here is a short index-driven read or write: compiling a plan with JIT costs more
+    // than running it, and the planner's estimates for a heavy user would otherwise trigger it.
+    connection: { application_name: "rollcall", jit: "off" },
+  });
+  const db = drizzlePostgres(preparing(client), { schema }) as unknown as Db;
   return {
     kind: "postgres",
     db,

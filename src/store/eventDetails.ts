@@ -1,6 +1,4 @@
-import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
-import type { Store } from "./db.ts";
-import { eventPerformers, events, media, performers, userEvents, venues } from "./schema/index.ts";
+import { type SQL, sql } from "drizzle-orm";
 
 export type VenueDetail = {
   id: number;
@@ -39,132 +37,98 @@ export type EventDetail = {
   media: EventMediaDetail[] | null;
 };
 
-function groupBy<T>(rows: readonly T[], key: (row: T) => number): Map<number, T[]> {
-  const groups = new Map<number, T[]>();
-  for (const row of rows) {
-    const list = groups.get(key(row));
-    if (list) list.push(row);
-    else groups.set(key(row), [row]);
-  }
-  return groups;
-}
+/** A kept item as PostgreSQL lists it: media id, capture instant in epoch milliseconds, type, thumbnail. */
+type MediaTuple = [string, number, "photo" | "video", string | null];
 
-function loadEvents(store: Store, eventIds: number[]) {
-  return store.db
-    .select({
-      id: events.id,
-      name: events.name,
-      startsAtLocal: events.startsAtLocal,
-      venue: {
-        id: venues.id,
-        name: venues.name,
-        city: venues.city,
-        region: venues.region,
-        country: venues.country,
-        latitude: venues.latitude,
-        longitude: venues.longitude,
-      },
-    })
-    .from(events)
-    .innerJoin(venues, eq(venues.id, events.venueId))
-    .where(inArray(events.id, eventIds));
-}
+/** An event as PostgreSQL builds it (see `eventJson`). */
+export type EventJson = Omit<EventDetail, "media"> & { media: MediaTuple[] | null };
 
 /** Headliners first, then the catalog's billing order; the performer id settles anything left. */
-function loadPerformers(store: Store, eventIds: number[]) {
-  return store.db
-    .select({
-      eventId: eventPerformers.eventId,
-      id: performers.id,
-      name: performers.name,
-      category: performers.category,
-      imageUrl: performers.imageUrl,
-      isHeadliner: eventPerformers.isHeadliner,
-    })
-    .from(eventPerformers)
-    .innerJoin(performers, eq(performers.id, eventPerformers.performerId))
-    .where(inArray(eventPerformers.eventId, eventIds))
-    .orderBy(
-      desc(sql`coalesce(${eventPerformers.isHeadliner}, false)`),
-      asc(eventPerformers.position),
-      asc(performers.id),
-    );
+const performersJson = sql`
+  (select coalesce(json_agg(json_build_object(
+            'id', p.id, 'name', p.name, 'category', p.category, 'imageUrl', p.image_url,
+            'isHeadliner', ep.is_headliner)
+          order by coalesce(ep.is_headliner, false) desc, ep.position, p.id), '[]')
+   from event_performers ep
+   cross join lateral (
+     select id, name, category, image_url from performers where id = ep.performer_id offset 0
+   ) p
+   where ep.event_id = e.id)`;
+
+/**
+ * One range scan of media_user_event_idx, oldest capture first, the id breaking ties. Items are arrays,
+ * not objects: a page holds hundreds, and building an object per item was a fifth of the statement's
+ * time. The instant goes out as whole epoch milliseconds, floored: what a JavaScript Date keeps of a
+ * microsecond timestamp.
+ */
+const mediaJson = (userId: string) => sql`
+  (select coalesce(json_agg(json_build_array(
+            m.media_id, floor(extract(epoch from m.taken_at) * 1000), m.media_type, m.thumbnail_url)
+          order by m.taken_at, m.media_id), '[]')
+   from media m where m.user_id = ${userId}::uuid and m.event_id = e.id)`;
+
+/**
+ * The JSON of one event for a user, as a scalar subquery on `eventId` (null when no such event):
+ * catalog facts, the billing, and either the user's media or only its count. Built by PostgreSQL so a
+ * whole page is one statement and one round trip, whatever its size. Catalog rows are read by primary
+ * key through `offset 0` subqueries, which the planner never turns into joins over whole tables.
+ */
+export function eventJson(eventId: SQL, userId: string, includeMedia: boolean): SQL {
+  const kept = includeMedia
+    ? sql`'media', ${mediaJson(userId)}, 'mediaCount', 0`
+    : sql`'media', null, 'mediaCount', coalesce(
+        (select media_count from user_events where user_id = ${userId}::uuid and event_id = e.id), 0)`;
+  return sql`
+    (select json_build_object(
+              'id', e.id, 'name', e.name, 'startsAtLocal', e.starts_at_local,
+              'venue', json_build_object(
+                'id', v.id, 'name', v.name, 'city', v.city, 'region', v.region, 'country', v.country,
+                'latitude', v.latitude, 'longitude', v.longitude),
+              'performers', ${performersJson},
+              ${kept})
+     from events e
+     cross join lateral (
+       select id, name, city, region, country, latitude, longitude from venues where id = e.venue_id offset 0
+     ) v
+     where e.id = ${eventId})`;
 }
 
-/** One range scan of media_user_event_idx per event, oldest capture first, the id breaking ties. */
-function loadMedia(store: Store, userId: string, eventIds: number[]) {
-  return store.db
-    .select({
-      eventId: media.eventId,
-      mediaId: media.mediaId,
-      takenAt: media.takenAt,
-      mediaType: media.mediaType,
-      thumbnailUrl: media.thumbnailUrl,
-    })
-    .from(media)
-    .where(and(eq(media.userId, userId), inArray(media.eventId, eventIds)))
-    .orderBy(asc(media.takenAt), asc(media.mediaId));
-}
-
-function loadCounts(store: Store, userId: string, eventIds: number[]) {
-  return store.db
-    .select({ eventId: userEvents.eventId, mediaCount: userEvents.mediaCount })
-    .from(userEvents)
-    .where(and(eq(userEvents.userId, userId), inArray(userEvents.eventId, eventIds)));
+/** With media, the count is the length of the list, so a response never contradicts itself. */
+export function toEventDetail(json: EventJson): EventDetail {
+  const media =
+    json.media === null
+      ? null
+      : json.media.map(([mediaId, takenAtMs, mediaType, thumbnailUrl]) => ({
+          mediaId,
+          takenAt: new Date(takenAtMs),
+          mediaType,
+          thumbnailUrl,
+        }));
+  return {
+    id: json.id,
+    name: json.name,
+    startsAtLocal: json.startsAtLocal,
+    venue: json.venue,
+    performers: json.performers,
+    mediaCount: media === null ? json.mediaCount : media.length,
+    media,
+  };
 }
 
 /**
- * Expands events for a user, in the order of `eventIds`, with a fixed number of queries whatever the
- * page size: events with venues, performers, and either the user's media or only its counts. With media
- * the count is the length of the list, so a response never contradicts itself under concurrent batches.
- * Ids of events that do not exist are skipped.
+ * Expands events for a user, in the order of `eventIds`, in one statement whatever their number: events
+ * with venues, performers, and either the user's media or only its counts. Its rows go through
+ * `eventDetailsOf`; ids of events that do not exist are skipped.
  */
-export async function loadEventDetails(
-  store: Store,
-  userId: string,
-  eventIds: readonly number[],
-  options: { includeMedia: boolean },
-): Promise<EventDetail[]> {
-  if (eventIds.length === 0) return [];
-  const ids = [...eventIds];
-  const [eventRows, performerRows, mediaRows, countRows] = await Promise.all([
-    loadEvents(store, ids),
-    loadPerformers(store, ids),
-    options.includeMedia ? loadMedia(store, userId, ids) : Promise.resolve([]),
-    options.includeMedia ? Promise.resolve([]) : loadCounts(store, userId, ids),
-  ]);
-  const byId = new Map(eventRows.map((row) => [row.id, row]));
-  const performersOf = groupBy(performerRows, (row) => row.eventId);
-  const mediaOf = groupBy(mediaRows, (row) => row.eventId);
-  const countOf = new Map(countRows.map((row) => [row.eventId, row.mediaCount]));
-  return ids.flatMap((id) => {
-    const event = byId.get(id);
-    if (!event) return [];
-    const kept = options.includeMedia ? (mediaOf.get(id) ?? []) : null;
-    return [
-      {
-        id: event.id,
-        name: event.name,
-        startsAtLocal: event.startsAtLocal,
-        venue: event.venue,
-        performers: (performersOf.get(id) ?? []).map((p) => ({
-          id: p.id,
-          name: p.name,
-          category: p.category,
-          imageUrl: p.imageUrl,
-          isHeadliner: p.isHeadliner,
-        })),
-        mediaCount: kept === null ? (countOf.get(id) ?? 0) : kept.length,
-        media:
-          kept === null
-            ? null
-            : kept.map((m) => ({
-                mediaId: m.mediaId,
-                takenAt: m.takenAt,
-                mediaType: m.mediaType,
-                thumbnailUrl: m.thumbnailUrl,
-              })),
-      },
-    ];
-  });
+export function eventDetailsQuery(userId: string, eventIds: readonly number[], includeMedia: boolean): SQL {
+  return sql`
+    select ${eventJson(sql`r.id`, userId, includeMedia)} as event
+    from unnest(${sql.param([...eventIds])}::int[]) with ordinality as r(id, ord)
+    order by r.ord`;
+}
+
+export type EventDetailsRow = { event: EventJson | null };
+
+export function eventDetailsOf(rows: readonly EventDetailsRow[]): EventDetail[] {
+  return rows.flatMap((row) => (row.event === null ? [] : [toEventDetail(row.event)]));
 }

@@ -1,6 +1,6 @@
-import { and, count, eq, sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Store } from "./db.ts";
-import { events, userEvents } from "./schema/index.ts";
+import { type EventDetail, type EventJson, eventJson, toEventDetail } from "./eventDetails.ts";
 
 /**
  * Where a history page ends: the sort key of its last event. Catalog start instants come from local
@@ -10,9 +10,11 @@ export type HistoryPosition = { startsAtMs: number; eventId: number };
 
 export type HistoryPage = {
   /** Newest first: start instant, then event id, both descending. */
-  eventIds: number[];
+  events: EventDetail[];
   /** The position after which the next page starts; null when this page is the last. */
   next: HistoryPosition | null;
+  /** How many events the history shows in all; counted on the first page only, null after it. */
+  total: number | null;
 };
 
 /**
@@ -23,53 +25,67 @@ export type HistoryPage = {
  * primary key rather than a join: a join lets the planner hash the whole events table (tens of ms at
  * catalog scale) where a page needs a few dozen probes.
  */
-const visible = (userId: string) =>
-  and(
-    eq(userEvents.userId, userId),
-    sql`${userEvents.mediaCount} > 0`,
-    sql`not ${userEvents.hidden}`,
-    sql`(select ${events.licensed} from ${events} where ${events.id} = ${userEvents.eventId})`,
-  );
+const visible = (userId: string) => sql`
+  ue.user_id = ${userId}::uuid and ue.media_count > 0 and not ue.hidden
+  and (select licensed from events where id = ue.event_id)`;
+
+type PageRow = {
+  event_id: number;
+  starts_at_ms: number;
+  event: EventJson;
+  has_more: boolean;
+  total: string | number | null;
+};
 
 /**
- * One page of the history by keyset: the rows strictly after `after` in (starts_at, event_id) descending
- * order. Events matched while a client pages either sort before its position (seen on a later page) or
- * after it (not seen on this pass), never twice. One extra row is read to know whether more follow.
+ * One page in one statement: the keyset read, every event of it expanded (see `eventJson`), whether
+ * more follow and, on the first page, the total, all from one snapshot. `page` reads one row past the
+ * limit to know whether more follow; only the rows shown are expanded. NULLS LAST as in the index:
+ * plain DESC means NULLS FIRST, which the index order does not serve, and the planner would sort every
+ * row of the user instead of reading the page off the index.
+ */
+function pageQuery(userId: string, after: HistoryPosition | null, limit: number, includeMedia: boolean): SQL {
+  const position =
+    after === null
+      ? sql``
+      : sql`and (ue.starts_at, ue.event_id) < (${new Date(after.startsAtMs).toISOString()}::timestamptz, ${after.eventId}::int)`;
+  const total =
+    after === null ? sql`(select count(*) from user_events ue where ${visible(userId)})` : sql`null::int8`;
+  return sql`
+    with page as materialized (
+      select ue.event_id, ue.starts_at from user_events ue
+      where ${visible(userId)} ${position}
+      order by ue.starts_at desc nulls last, ue.event_id desc nulls last
+      limit ${limit + 1}::int
+    ),
+    shown as (
+      select event_id, starts_at from page order by starts_at desc, event_id desc limit ${limit}::int
+    )
+    select s.event_id, extract(epoch from s.starts_at)::float8 * 1000 as starts_at_ms,
+           ${eventJson(sql`s.event_id`, userId, includeMedia)} as event,
+           (select count(*) from page) > ${limit}::int as has_more,
+           ${total} as total
+    from shown s
+    order by s.starts_at desc, s.event_id desc`;
+}
+
+/**
+ * One page of the history by keyset: the events strictly after `after` in (starts_at, event_id)
+ * descending order. Events matched while a client pages either sort before its position (seen on a later
+ * page) or after it (not seen on this pass), never twice. `total` is counted on the first page only:
+ * later pages are read by clients already holding it, and counting every page would cost a scan per page.
  */
 export async function historyPage(
   store: Store,
   userId: string,
   after: HistoryPosition | null,
-  limit: number,
+  options: { limit: number; includeMedia: boolean },
 ): Promise<HistoryPage> {
-  const rows = await store.db
-    .select({ eventId: userEvents.eventId, startsAt: userEvents.startsAt })
-    .from(userEvents)
-    .where(
-      and(
-        visible(userId),
-        after === null
-          ? undefined
-          : sql`(${userEvents.startsAt}, ${userEvents.eventId}) < (${new Date(after.startsAtMs).toISOString()}::timestamptz, ${after.eventId}::int)`,
-      ),
-    )
-    // NULLS LAST as in the index: plain DESC means NULLS FIRST, which the index order does not serve,
-    // and the planner would sort every row of the user instead of reading the first page off the index.
-    .orderBy(sql`${userEvents.startsAt} desc nulls last`, sql`${userEvents.eventId} desc nulls last`)
-    .limit(limit + 1);
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
+  const rows = await store.rows<PageRow>(pageQuery(userId, after, options.limit, options.includeMedia));
+  const last = rows.at(-1);
   return {
-    eventIds: page.map((row) => row.eventId),
-    next:
-      rows.length > limit && last !== undefined
-        ? { startsAtMs: last.startsAt.getTime(), eventId: last.eventId }
-        : null,
+    events: rows.map((row) => toEventDetail(row.event)),
+    next: last?.has_more ? { startsAtMs: last.starts_at_ms, eventId: last.event_id } : null,
+    total: after !== null ? null : Number(last?.total ?? 0),
   };
-}
-
-/** How many events the user's history shows in all (the `total` of the first page). */
-export async function countVisibleEvents(store: Store, userId: string): Promise<number> {
-  const [row] = await store.db.select({ total: count() }).from(userEvents).where(visible(userId));
-  return row?.total ?? 0;
 }

@@ -1,6 +1,6 @@
-import { eq, type SQL, sql } from "drizzle-orm";
-import type { Store, Tx } from "./db.ts";
-import { users } from "./schema/index.ts";
+import { type SQL, sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
+import type { Store } from "./db.ts";
 
 /** A media item that matched a licensed event: the only kind of item the service keeps (spec §3 rule 3). */
 export type KeptMedia = {
@@ -119,30 +119,78 @@ function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
 
 /**
  * Advances the user's high-water mark and takes the user's row lock, which serializes this user's
- * concurrent batches for the rest of the transaction (see `batchStatement`). greatest() keeps the mark
- * from moving backwards when a batch that started earlier commits later.
+ * concurrent batches until the transaction ends (see `batchStatement`). greatest() keeps the mark from
+ * moving backwards when a batch that started earlier commits later.
  */
-async function advanceSyncMark(tx: Tx, userId: string, acceptedAny: boolean): Promise<Date> {
-  const [row] = await tx
-    .update(users)
-    .set({
-      lastSyncAt: sql`greatest(${users.lastSyncAt}, now())`,
-      ...(acceptedAny ? { receivedSinceSync: true } : {}),
-    })
-    .where(eq(users.id, userId))
-    .returning({ lastSyncAt: users.lastSyncAt });
-  if (!row?.lastSyncAt) throw new Error(`user ${userId} vanished during a media batch`);
-  return row.lastSyncAt;
+function syncMarkStatement(userId: string, acceptedAny: boolean): SQL {
+  return sql`update "users" set last_sync_at = greatest(last_sync_at, now()),
+                     received_since_sync = received_since_sync or ${acceptedAny}::boolean
+    where id = ${userId}::uuid
+    returning floor(extract(epoch from last_sync_at) * 1000)::float8 as last_sync_ms`;
+}
+
+const dialect = new PgDialect();
+
+/**
+ * Runs `statements` in order as one transaction and returns each one's rows. On PostgreSQL the whole
+ * transaction (BEGIN, the statements, COMMIT) goes out in one write on a reserved connection and comes
+ * back in one round trip: the server runs the messages in order, each statement with a fresh snapshot.
+ * If one fails, the later ones fail with "transaction is aborted", COMMIT rolls back, and the first error
+ * is thrown; nothing is stored. A transaction callback would cost a round trip each for BEGIN and COMMIT.
+ */
+async function inOneRoundTrip(store: Store, statements: readonly SQL[]): Promise<unknown[][]> {
+  if (store.client === null) {
+    return store.db.transaction(async (tx) => {
+      const results: unknown[][] = [];
+      for (const statement of statements) results.push(await store.rows(statement, tx));
+      return results;
+    });
+  }
+  const connection = await store.client.reserve();
+  try {
+    const sent = statements.map((statement) => {
+      const query = dialect.sqlToQuery(statement);
+      return connection.unsafe(query.sql, query.params as never[], { prepare: true });
+    });
+    const settled = await Promise.allSettled([
+      connection.unsafe("begin"),
+      ...sent,
+      connection.unsafe("commit"),
+    ]);
+    const results: unknown[][] = [];
+    for (const outcome of settled) {
+      if (outcome.status === "rejected") throw outcome.reason;
+      results.push([...outcome.value]);
+    }
+    return results.slice(1, -1);
+  } finally {
+    connection.release();
+  }
 }
 
 /**
  * Stores a batch atomically: either every kept item, every removal, the user_events counts and the sync
- * mark are committed, or nothing is. Returns the user's `last_sync_at` after the batch.
+ * mark are committed, or nothing is. Returns the user's `last_sync_at` after the batch and the rows of
+ * `readAfter`, a statement run in the same transaction after the writes (the batch response's events).
+ *
+ * The sync mark is its own statement, before the batch statement, not a data-modifying CTE of it: every
+ * part of a statement reads the snapshot taken when the statement starts, so a batch that waited on the
+ * row lock inside its own statement would still read `previous` from before the other batch committed,
+ * and the counts would drift. As a statement of its own the lock is held before the batch statement
+ * takes its snapshot (READ COMMITTED). Sending them together keeps the whole batch one round trip.
  */
-export async function writeBatch(store: Store, batch: BatchWrite): Promise<{ lastSyncAt: Date }> {
-  return store.db.transaction(async (tx) => {
-    const lastSyncAt = await advanceSyncMark(tx, batch.userId, batch.acceptedIds.length > 0);
-    if (batch.acceptedIds.length > 0) await store.rows(batchStatement(batch), tx);
-    return { lastSyncAt };
-  });
+export async function writeBatch<Row>(
+  store: Store,
+  batch: BatchWrite,
+  readAfter?: SQL,
+): Promise<{ lastSyncAt: Date; rows: Row[] }> {
+  const acceptedAny = batch.acceptedIds.length > 0;
+  const [marks = [], ...rest] = await inOneRoundTrip(store, [
+    syncMarkStatement(batch.userId, acceptedAny),
+    ...(acceptedAny ? [batchStatement(batch)] : []),
+    ...(readAfter ? [readAfter] : []),
+  ]);
+  const mark = marks[0] as { last_sync_ms: number } | undefined;
+  if (!mark) throw new Error(`user ${batch.userId} vanished during a media batch`);
+  return { lastSyncAt: new Date(mark.last_sync_ms), rows: readAfter ? ((rest.at(-1) ?? []) as Row[]) : [] };
 }

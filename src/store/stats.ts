@@ -146,12 +146,9 @@ function statsQuery(userId: string, top: number) {
 }
 
 export async function userStats(store: Store, userId: string, top: number): Promise<UserStats> {
-  const [row] = await store.db.transaction(async (tx) => {
-    // The estimate for a heavy user crosses jit_above_cost, and compiling the plan would then cost
-    // several times what running it does: this is a short read of index lookups.
-    await store.rows(sql`set local jit = off`, tx);
-    return store.rows<StatsRow>(statsQuery(userId, top), tx);
-  });
+  // A single statement with no transaction around it: JIT, whose compile time would dwarf this short
+  // read of index lookups for a heavy user, is off for every connection of the store (see db.ts).
+  const [row] = await store.rows<StatsRow>(statsQuery(userId, top));
   if (!row) throw new Error("the stats statement returned no row");
   return {
     eventsCount: Number(row.events_count),

@@ -1,10 +1,11 @@
 import { sql } from "drizzle-orm";
-import { parseConfig } from "../../src/config.ts";
+import { parseConfig, testEngineEnv } from "../../src/config.ts";
 import { createApp } from "../../src/http/app.ts";
 import { type Listening, serve } from "../../src/http/server.ts";
 import { type Clock, createRateLimits, type LimitsLog, type RateLimits } from "../../src/limits/index.ts";
+import { createMatchingEngine } from "../../src/shards/engine.ts";
 import type { Matcher } from "../../src/shards/matcher.ts";
-import { ReferenceMatcher } from "../../src/shards/reference.ts";
+import { storeCatalogSource } from "../../src/shards/source.ts";
 import type { Store } from "../../src/store/db.ts";
 import { createPartner, issueKey } from "../../src/store/keys.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
@@ -33,30 +34,14 @@ export type CallOptions = {
 
 export type CallResult = { status: number; headers: Headers; body: any };
 
-async function referenceMatcherFrom(store: Store, config: ReturnType<typeof parseConfig>): Promise<Matcher> {
-  const venues = await store.rows<{
-    id: number;
-    latitude: number;
-    longitude: number;
-    radius_m: number | null;
-  }>(sql`select id, latitude, longitude, radius_m from venues`);
-  const events = await store.rows<{
-    id: number;
-    venue_id: number;
-    starts_at: string | Date;
-    ends_at: string | Date | null;
-    licensed: boolean;
-  }>(sql`select id, venue_id, starts_at, ends_at, licensed from events`);
-  return new ReferenceMatcher(
-    venues.map((v) => ({ id: v.id, latitude: v.latitude, longitude: v.longitude, radiusM: v.radius_m })),
-    events.map((e) => ({
-      id: e.id,
-      venueId: e.venue_id,
-      startsAtMs: new Date(e.starts_at).getTime(),
-      endsAtMs: e.ends_at === null ? null : new Date(e.ends_at).getTime(),
-      licensed: e.licensed,
-    })),
-    config.match,
+/**
+ * Test files insert catalog rows directly; bumping the version is what an import does, and is what makes
+ * the engine's refresh build a new index generation from them.
+ */
+async function bumpCatalogVersion(store: Store): Promise<void> {
+  await store.rows(
+    sql`insert into catalog_state (id, version) values (1, 1)
+        on conflict (id) do update set version = catalog_state.version + 1, updated_at = now()`,
   );
 }
 
@@ -89,12 +74,19 @@ export async function startTestServer(
   const database = options.database ?? (await createTestDatabase());
   const config = parseConfig({
     SERVICE_ENVIRONMENT: "sandbox",
+    ...testEngineEnv(),
     ...env,
     DATABASE_URL: database.url,
     PORT: "0",
   });
-  let matcher = await referenceMatcherFrom(database.store, config);
-  const delegating: Matcher = { match: (q) => matcher.match(q), close: async () => {} };
+  // The server's own sharded engine, with SHARDS and WORKERS as the test run sets them (contract tests
+  // run under several settings in CI: the answers must not depend on them).
+  const engine = await createMatchingEngine(storeCatalogSource(database.store), {
+    settings: config.match,
+    shards: config.shards,
+    workers: config.workers,
+  });
+  const delegating: Matcher = { match: (q) => engine.match(q), close: async () => {} };
   const log = options.log ?? (() => {});
   const limits: RateLimits = createRateLimits(config, {
     store: database.store,
@@ -118,7 +110,8 @@ export async function startTestServer(
     store: database.store,
     cursorSecret: TEST_CURSOR_SECRET,
     async reloadCatalog() {
-      matcher = await referenceMatcherFrom(database.store, config);
+      await bumpCatalogVersion(database.store);
+      await engine.refresh();
     },
     async partner(id) {
       await createPartner(database.store, { id, name: id });
@@ -151,6 +144,7 @@ export async function startTestServer(
     async close() {
       await listening.stop();
       await limits.close();
+      await engine.close();
       if (options.database === undefined) await database.drop();
     },
   };

@@ -188,6 +188,7 @@ export class CatalogAssembler {
     this.eventIds[this.eventCount++] = id;
   }
 
+  /** Records a bad line: always counted, listed up to MAX_REPORTED_ERRORS. */
   reject(line: number, message: string): null {
     this.errorCount++;
     if (this.errors.length < MAX_REPORTED_ERRORS) this.errors.push({ line, message });

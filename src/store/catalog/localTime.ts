@@ -65,6 +65,7 @@ const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
 
 /** Canonical spelling of every zone seen so far (null when unknown): a catalog repeats a few hundred zones. */
 const zoneCache = new Map<string, string | null>();
+const MAX_CACHED_ZONES = 10_000;
 
 /**
  * Returns the zone's identifier as the time-zone database spells it (`america/new_york` becomes
@@ -81,7 +82,8 @@ export function canonicalTimeZone(zone: string): string | null {
       canonical = null;
     }
   }
-  zoneCache.set(zone, canonical);
+  // Bounded, so a file of endless distinct bogus names cannot grow it without limit.
+  if (zoneCache.size < MAX_CACHED_ZONES) zoneCache.set(zone, canonical);
   return canonical;
 }
 

@@ -14,9 +14,9 @@ import {
 import type { CatalogTransaction } from "./transaction.ts";
 
 /**
- * The set-based half of an import: one upsert per catalog table from its staging table. Upserts only
- * rewrite rows whose values differ, so re-importing an unchanged file leaves tables and indexes alone.
- * Events merge chunk by chunk while the rest of the file is still being parsed.
+ * The set-based half of an import: staged rows become catalog rows with one statement per table.
+ * Upserts only rewrite rows whose values differ, so re-importing an unchanged file leaves tables and
+ * indexes alone. Events merge chunk by chunk while the rest of the file is still being parsed.
  */
 
 /** Serialises imports: each validates against the catalog it read, which a concurrent import would change. */
