@@ -66,7 +66,7 @@ export function markdown(results: BenchResults): string {
     "",
     table(["events", "SHARDS", "WORKERS=0", "WORKERS=1", "WORKERS=2", "per CPU-second"], matchRows),
     "",
-    "Index build (on the build thread) and memory:",
+    "Index build (wall time on the two build threads, CPU time of both) and peak RSS of this process:",
     "",
     table(
       ["events", "SHARDS", "build s (wall)", "build s (CPU)", "index bytes/event", "peak RSS MB"],

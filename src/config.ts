@@ -119,9 +119,14 @@ function boolean(env: Env, name: string, fallback: boolean): unknown {
   return value;
 }
 
-/** The default worker count: one thread per spare core, none on a single-core machine. */
+/**
+ * The default worker count. On two cores or fewer the pool loses to matching inline (measured with
+ * `bun run bench:match`: WORKERS=1 was the slowest setting in every run, and the cores are shared with
+ * PostgreSQL); above that, one thread per spare core.
+ */
 function defaultWorkers(): number {
-  return Math.max(0, availableParallelism() - 1);
+  const cores = availableParallelism();
+  return cores <= 2 ? 0 : cores - 1;
 }
 
 export function parseConfig(env: Env): Config {

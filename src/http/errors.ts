@@ -90,5 +90,7 @@ export const internalError = (): ApiError =>
 
 /** Error envelopes keyed by status, for the `response` option of every route. */
 export function errorResponses<const S extends readonly number[]>(...statuses: S) {
-  return Object.fromEntries(statuses.map((s) => [s, ErrorEnvelope])) as { [K in S[number]]: typeof ErrorEnvelope };
+  return Object.fromEntries(statuses.map((s) => [s, ErrorEnvelope])) as {
+    [K in S[number]]: typeof ErrorEnvelope;
+  };
 }

@@ -75,7 +75,12 @@ export function compileRoutes(policies: Record<string, RoutePolicy>): RouteTable
       params.push(name);
       return "([^/]+)";
     });
-    paths.set(pattern, { pattern, regex: new RegExp(`^${source}/?$`), params, methods: new Map([[method, policy]]) });
+    paths.set(pattern, {
+      pattern,
+      regex: new RegExp(`^${source}/?$`),
+      params,
+      methods: new Map([[method, policy]]),
+    });
   }
   return {
     match(method, pathname) {

@@ -2,11 +2,12 @@ import { EARTH_RADIUS_M, haversineMeters } from "./geo.ts";
 
 /**
  * A fixed latitude/longitude grid that answers "can any venue reach this point at all?" without H3,
- * and routes a point to its shard. Fine cells are 1/256 degree (about 430 m of latitude): fine enough that
- * most captures away from venues are answered here, without an H3 lookup. 256 x 256 of them form a
- * 1-degree block. Points are placed with floor() on `(deg + offset) * 256`: adding and multiplying by a power of two are
- * monotone in floating point, so a point inside a venue's bounding box always lands in a cell the box
- * marked. That is what keeps the pre-filter exact.
+ * and routes a point to its shard. Fine cells are 1/256 degree (about 430 m of latitude), fine enough
+ * that most captures away from venues are answered here; 256 x 256 of them form a 1-degree block.
+ * Points are placed with floor() on `(deg + offset) * 256`: adding and multiplying by a power of two
+ * are monotone in floating point, so a point inside a venue's bounding box always lands in a cell the
+ * box covers. That, and generous margins wherever trigonometry bounds a distance, keep the grid exact:
+ * it may send a capture on to the haversine test needlessly, never hold one back.
  */
 
 /** log2 of fine cells per degree. */
@@ -14,7 +15,6 @@ export const CELL_SHIFT = 8;
 export const CELLS_PER_DEGREE = 1 << CELL_SHIFT;
 export const GRID_ROWS = 180 * CELLS_PER_DEGREE;
 export const GRID_COLUMNS = 360 * CELLS_PER_DEGREE;
-export const BLOCK_ROWS = 180;
 export const BLOCK_COLUMNS = 360;
 /** One bit per fine cell of a block: 256 x 256 bits = 2048 words. */
 export const WORDS_PER_BLOCK = (CELLS_PER_DEGREE * CELLS_PER_DEGREE) / 32;

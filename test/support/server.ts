@@ -32,7 +32,12 @@ export type CallOptions = {
   headers?: Record<string, string>;
 };
 
-export type CallResult = { status: number; headers: Headers; body: any };
+export type CallResult = {
+  status: number;
+  headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers and assert on their shape.
+  body: any;
+};
 
 /**
  * Test files insert catalog rows directly; bumping the version is what an import does, and is what makes
