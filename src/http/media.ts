@@ -65,21 +65,8 @@ function matchOf(item: AcceptedItem, candidate: Candidate | null): MatchBody {
 }
 
 function keptOf(item: AcceptedItem, candidate: Candidate): KeptMedia {
-  return {
-    mediaId: item.id,
-    eventId: candidate.eventId,
-    venueId: candidate.venueId,
-    takenAt: item.takenAt,
-    latitude: item.latitude,
-    longitude: item.longitude,
-    mediaType: item.mediaType,
-    filename: item.filename,
-    durationSeconds: item.durationSeconds,
-    thumbnailUrl: item.thumbnailUrl,
-    deviceMake: item.deviceMake,
-    deviceModel: item.deviceModel,
-    deviceLensModel: item.deviceLensModel,
-  };
+  const { id, takenAtMs: _, ...stored } = item;
+  return { ...stored, mediaId: id, eventId: candidate.eventId, venueId: candidate.venueId };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { KeptMedia } from "../store/ingest.ts";
 import type { MediaItem } from "./mediaSchema.ts";
 
 /** Contract §4: why an item of a valid batch was not ingested (the batch itself still answers 200). */
@@ -5,21 +6,13 @@ export type RejectionReason = "missing_taken_at" | "missing_coordinates" | "inva
 
 export type Rejection = { id: string; reason: RejectionReason };
 
-/** An item that passed every per-item rule, with its capture instant resolved to UTC. */
-export type AcceptedItem = {
+/**
+ * An item that passed every per-item rule, with its capture instant resolved to UTC: what the store keeps
+ * of a matched item, less the match itself (`takenAt` keeps the precision sent, up to nanoseconds).
+ */
+export type AcceptedItem = Omit<KeptMedia, "mediaId" | "eventId" | "venueId"> & {
   id: string;
-  /** The capture instant in UTC, at the precision sent (up to nanoseconds; the database keeps microseconds). */
-  takenAt: string;
   takenAtMs: number;
-  latitude: number;
-  longitude: number;
-  mediaType: "photo" | "video";
-  filename: string | null;
-  durationSeconds: number | null;
-  thumbnailUrl: string | null;
-  deviceMake: string | null;
-  deviceModel: string | null;
-  deviceLensModel: string | null;
 };
 
 export type ClassifiedBatch = { accepted: AcceptedItem[]; rejected: Rejection[] };
