@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
-import { openStore, type Store } from "../src/store/db.ts";
+import { EmbeddedDatabaseBusyError, openStore, type Store } from "../src/store/db.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 
 const expectedTables = [
@@ -61,5 +61,27 @@ describe("store on PGlite", () => {
 
   test("migrations create every table", async () => {
     expect(await tablesOf(store)).toEqual(expectedTables);
+  });
+
+  test("a second opener of the same directory is refused while the first holds it", async () => {
+    await expect(openStore({ databaseUrl: null, dataDir: dir })).rejects.toBeInstanceOf(
+      EmbeddedDatabaseBusyError,
+    );
+  });
+});
+
+describe("the embedded database lock", () => {
+  test("is released on close and taken over from a process that died", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rollcall-pglite-lock-"));
+    try {
+      const first = await openStore({ databaseUrl: null, dataDir: dir });
+      await first.close();
+      writeFileSync(join(dir, "rollcall.pid"), "2147483646");
+      const second = await openStore({ databaseUrl: null, dataDir: dir });
+      expect(await tablesOf(second)).toEqual(expectedTables);
+      await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { SQL } from "drizzle-orm";
@@ -109,9 +109,57 @@ async function openPostgres(url: string, poolSize: number): Promise<Store> {
   };
 }
 
+/** Raised when another live process (a running server, or a CLI import) has the embedded database open. */
+export class EmbeddedDatabaseBusyError extends Error {}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * PGlite is an in-process database: a second process opening the same directory would work on its own
+ * copy and overwrite the first one's files on close, silently losing data. So the directory is locked
+ * for the lifetime of the opening process (a pid file, created exclusively); a lock whose process has
+ * died is taken over. Returns the release function.
+ */
+function lockDataDir(dataDir: string): () => void {
+  const path = join(dataDir, "rollcall.pid");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, "wx");
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(path, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const holder = Number(readFileSync(path, "utf8").trim());
+      if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) {
+        throw new EmbeddedDatabaseBusyError(
+          `the embedded database in ${dataDir} is in use by process ${holder} (a running server or another ` +
+            "command); stop it first, or run the server and the CLI on PostgreSQL with DATABASE_URL",
+        );
+      }
+      rmSync(path, { force: true });
+    }
+  }
+  throw new EmbeddedDatabaseBusyError(`could not lock the embedded database in ${dataDir}`);
+}
+
 async function openPglite(dataDir: string): Promise<Store> {
   mkdirSync(dataDir, { recursive: true });
-  const pglite = await PGlite.create(dataDir);
+  const unlock = lockDataDir(dataDir);
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(dataDir);
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;
   await migratePglite(drizzlePglite(pglite), { migrationsFolder });
   return {
@@ -119,6 +167,9 @@ async function openPglite(dataDir: string): Promise<Store> {
     db,
     client: null,
     rows: async <T>(query: SQL, executor: Db | Tx = db) => rowsOf<T>(await executor.execute(query)),
-    close: () => pglite.close(),
+    close: async () => {
+      await pglite.close();
+      unlock();
+    },
   };
 }
