@@ -1,5 +1,5 @@
-import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
+import { writeResultJson } from "./report/write.ts";
 
 /** What the matching benchmark measured, and the Markdown tables it prints for the README. */
 
@@ -127,11 +127,6 @@ export function markdown(results: BenchResults): string {
 /** Writes the JSON next to the other load results (gitignored) and returns its path. */
 export function save(results: BenchResults, settings: object): string {
   const machine = { cpus: cpus().length, loadAverage: loadavg() };
-  mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
-  const file = new URL(
-    `./results/bench-match-${new Date().toISOString().replace(/[:.]/g, "-")}.json`,
-    import.meta.url,
-  );
-  writeFileSync(file, JSON.stringify({ settings, machine, ...results }, null, 2));
-  return `${file.pathname} (${machine.cpus} cpus, load average ${machine.loadAverage.map((l) => l.toFixed(2)).join(" ")})`;
+  const path = writeResultJson("bench-match", { settings, machine, ...results });
+  return `${path} (${machine.cpus} cpus, load average ${machine.loadAverage.map((l) => l.toFixed(2)).join(" ")})`;
 }

@@ -3,7 +3,7 @@ import { openStore } from "../src/store/db.ts";
 import { events, venues } from "../src/store/schema/index.ts";
 import { importGeneratedCatalog } from "./bench/writeFixture.ts";
 import { describeMachine } from "./report/machine.ts";
-import { RESULTS_DIR } from "./report/write.ts";
+import { writeResultJson } from "./report/write.ts";
 import { openLoadDatabase } from "./target/database.ts";
 
 /**
@@ -77,8 +77,7 @@ async function main(): Promise<void> {
       machine: await describeMachine(client),
       results,
     };
-    const path = `${RESULTS_DIR}/bench-query-${new Date().toISOString().replaceAll(":", "-").replace(/\..*/, "")}.json`;
-    await Bun.write(path, `${JSON.stringify(report, null, 2)}\n`);
+    const path = writeResultJson("bench-query", report);
     console.log(`wrote ${path}`);
   } finally {
     await store.close();

@@ -9,7 +9,7 @@ import { users } from "../src/store/schema/index.ts";
 import { createUser } from "../src/store/users.ts";
 import { importGeneratedCatalog, keptBatches, type WriteBatch } from "./bench/writeFixture.ts";
 import { describeMachine } from "./report/machine.ts";
-import { RESULTS_DIR } from "./report/write.ts";
+import { writeResultJson } from "./report/write.ts";
 import { openLoadDatabase } from "./target/database.ts";
 import { readCatalogSample } from "./traffic/sample.ts";
 
@@ -172,8 +172,7 @@ async function main(): Promise<void> {
       runs: results,
       ratios,
     };
-    const path = `${RESULTS_DIR}/bench-write-${new Date().toISOString().replaceAll(":", "-").replace(/\..*/, "")}.json`;
-    await Bun.write(path, `${JSON.stringify(report, null, 2)}\n`);
+    const path = writeResultJson("bench-write", report);
     console.log(`wrote ${path}`);
   } finally {
     await store.close();

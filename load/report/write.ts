@@ -50,13 +50,22 @@ export function printReport(report: Report): void {
   for (const problem of report.problems) console.log(`PROBLEM ${problem}`);
 }
 
+/** `<name>-<time>` under the results directory, with a file-name-safe timestamp (no colons, no fraction). */
+function resultBase(name: string, isoTime: string, directory: string): string {
+  mkdirSync(directory, { recursive: true });
+  return join(directory, `${name}-${isoTime.replaceAll(":", "-").replace(/\..*/, "")}`);
+}
+
+/** Writes a benchmark's JSON result as `<name>-<now>.json`; returns its path. */
+export function writeResultJson(name: string, result: unknown, directory = RESULTS_DIR): string {
+  const path = `${resultBase(name, new Date().toISOString(), directory)}.json`;
+  writeFileSync(path, `${JSON.stringify(result, null, 2)}\n`);
+  return path;
+}
+
 /** Writes `<scenario>-<time>.json` and, when there is one, the `.svg` chart; returns the paths. */
 export function writeReport(report: Report, svg: string | null, directory = RESULTS_DIR): string[] {
-  mkdirSync(directory, { recursive: true });
-  const base = join(
-    directory,
-    `${report.scenario}-${report.startedAt.replaceAll(":", "-").replace(/\..*/, "")}`,
-  );
+  const base = resultBase(report.scenario, report.startedAt, directory);
   writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
   if (svg === null) return [`${base}.json`];
   writeFileSync(`${base}.svg`, svg);
