@@ -19,16 +19,24 @@ export type PoolOptions = {
 };
 
 type Request = {
-  queries: readonly MatchQuery[];
   /** (event row, venue row) per query, -1 for none. */
   out: Int32Array;
+  /** Captures of this batch not yet answered by a task. */
   remaining: number;
   failed: boolean;
   resolve(out: Int32Array): void;
   reject(error: Error): void;
 };
 
-type Item = { request: Request; position: number };
+/**
+ * The captures of one batch that some venue can reach, sorted by shard: (latitude, longitude,
+ * takenAtMs) triples and, for each, its position in the batch. Typed arrays rather than an object per
+ * capture, so queueing a batch allocates three arrays whatever its size.
+ */
+type Segment = { request: Request; captures: Float64Array; positions: Int32Array; taken: number };
+
+/** The part of a segment one task carries. */
+type Part = { segment: Segment; first: number; count: number };
 
 const workerUrl = new URL("./worker.ts", import.meta.url).href;
 
@@ -40,9 +48,13 @@ const workerUrl = new URL("./worker.ts", import.meta.url).href;
 export class MatchPool {
   private readonly piscina: Piscina;
   private readonly faults = faultControl();
-  private readonly pending = new Map<number, Item[]>();
+  private readonly pending: Segment[] = [];
   private pendingCount = 0;
   private running = 0;
+  private pumpScheduled = false;
+  /** Scratch for grouping a batch by shard: each capture's shard, then each shard's next free place. */
+  private shardOf = new Int32Array(256);
+  private readonly shardNext: Int32Array;
 
   constructor(
     index: IndexBuffers,
@@ -50,6 +62,7 @@ export class MatchPool {
     private readonly options: PoolOptions,
   ) {
     const workerData: WorkerData = { index, faults: this.faults };
+    this.shardNext = new Int32Array(index.shards + 1);
     this.piscina = new Piscina({
       filename: workerUrl,
       minThreads: options.workers,
@@ -61,25 +74,13 @@ export class MatchPool {
 
   match(queries: readonly MatchQuery[]): Promise<Int32Array> {
     return new Promise((resolve, reject) => {
-      const request: Request = {
-        queries,
-        out: new Int32Array(queries.length * 2).fill(-1),
-        remaining: 0,
-        failed: false,
-        resolve,
-        reject,
-      };
-      queries.forEach((query, position) => {
-        const shard = this.reader.route(query.latitude, query.longitude);
-        if (shard === UNREACHABLE) return;
-        const queue = this.pending.get(shard);
-        if (queue === undefined) this.pending.set(shard, [{ request, position }]);
-        else queue.push({ request, position });
-        request.remaining++;
-        this.pendingCount++;
-      });
-      if (request.remaining === 0) resolve(request.out);
-      else this.pump();
+      const out = new Int32Array(queries.length * 2).fill(-1);
+      const request: Request = { out, remaining: 0, failed: false, resolve, reject };
+      const segment = this.groupByShard(request, queries);
+      if (segment === null) return resolve(out);
+      this.pending.push(segment);
+      this.pendingCount += request.remaining;
+      this.schedulePump();
     });
   }
 
@@ -100,6 +101,54 @@ export class MatchPool {
     await this.piscina.destroy();
   }
 
+  /** A counting sort by shard; captures no venue reaches are left out (their answer stays -1). */
+  private groupByShard(request: Request, queries: readonly MatchQuery[]): Segment | null {
+    if (this.shardOf.length < queries.length) this.shardOf = new Int32Array(queries.length);
+    const { shardOf, shardNext } = this;
+    shardNext.fill(0);
+    let reachable = 0;
+    for (let i = 0; i < queries.length; i++) {
+      const query = queries[i] as MatchQuery;
+      const shard = this.reader.route(query.latitude, query.longitude);
+      shardOf[i] = shard;
+      if (shard === UNREACHABLE) continue;
+      shardNext[shard + 1] = (shardNext[shard + 1] ?? 0) + 1;
+      reachable++;
+    }
+    if (reachable === 0) return null;
+    for (let shard = 1; shard < shardNext.length; shard++)
+      shardNext[shard] = (shardNext[shard] ?? 0) + (shardNext[shard - 1] ?? 0);
+    const captures = new Float64Array(reachable * 3);
+    const positions = new Int32Array(reachable);
+    for (let i = 0; i < queries.length; i++) {
+      const shard = shardOf[i] ?? UNREACHABLE;
+      if (shard === UNREACHABLE) continue;
+      const query = queries[i] as MatchQuery;
+      const at = shardNext[shard] ?? 0;
+      shardNext[shard] = at + 1;
+      captures[at * 3] = query.latitude;
+      captures[at * 3 + 1] = query.longitude;
+      captures[at * 3 + 2] = query.takenAtMs;
+      positions[at] = i;
+    }
+    request.remaining = reachable;
+    return { request, captures, positions, taken: 0 };
+  }
+
+  /**
+   * Dispatches on the next turn of the event loop rather than at once, so the batches that arrive
+   * together (every request answered by one finished task comes straight back with its next batch)
+   * leave as one task instead of one small task each.
+   */
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
   private pump(): void {
     while (this.running < this.options.workers && this.pendingCount > 0) {
       const share = Math.ceil(this.pendingCount / (this.options.workers - this.running));
@@ -107,62 +156,77 @@ export class MatchPool {
       this.running++;
       void this.runTask(this.take(size)).finally(() => {
         this.running--;
-        this.pump();
+        this.schedulePump();
       });
     }
   }
 
-  /** Takes whole shard groups in arrival order, splitting only the last one. */
-  private take(size: number): Item[] {
-    const items: Item[] = [];
-    for (const [shard, queue] of this.pending) {
-      const room = size - items.length;
-      if (queue.length <= room) {
-        items.push(...queue);
-        this.pending.delete(shard);
-      } else {
-        items.push(...queue.splice(0, room));
-      }
-      if (items.length >= size) break;
+  /** Takes whole segments in arrival order, splitting only the last one. */
+  private take(size: number): Part[] {
+    const parts: Part[] = [];
+    let items = 0;
+    while (items < size) {
+      const segment = this.pending[0];
+      if (segment === undefined) break;
+      const count = Math.min(segment.positions.length - segment.taken, size - items);
+      if (!segment.request.failed) parts.push({ segment, first: segment.taken, count });
+      segment.taken += count;
+      items += count;
+      this.pendingCount -= count;
+      if (segment.taken === segment.positions.length) this.pending.shift();
     }
-    this.pendingCount -= items.length;
-    return items.filter((item) => !item.request.failed);
+    return parts;
   }
 
-  private async runTask(items: Item[]): Promise<void> {
-    if (items.length === 0) return;
+  private async runTask(parts: Part[]): Promise<void> {
+    if (parts.length === 0) return;
     let result: Int32Array;
     try {
-      result = await this.attempt(items).catch(() => this.attempt(items));
+      const task = packTask(parts);
+      result = await this.attempt(task).catch(() => this.attempt(task));
     } catch (error) {
       const failure = new MatchEngineError("a matching worker failed twice on this batch", { cause: error });
-      for (const { request } of items) {
-        if (request.failed) continue;
-        request.failed = true;
-        request.reject(failure);
+      for (const { segment } of parts) {
+        if (segment.request.failed) continue;
+        segment.request.failed = true;
+        segment.request.reject(failure);
       }
       return;
     }
-    items.forEach(({ request, position }, i) => {
-      if (request.failed) return;
-      request.out[position * 2] = result[i * 2] ?? -1;
-      request.out[position * 2 + 1] = result[i * 2 + 1] ?? -1;
-      request.remaining--;
-      if (request.remaining === 0) request.resolve(request.out);
-    });
+    let at = 0;
+    for (const { segment, first, count } of parts) {
+      const { request, positions } = segment;
+      if (!request.failed) {
+        for (let i = 0; i < count; i++) {
+          const position = positions[first + i] ?? 0;
+          request.out[position * 2] = result[(at + i) * 2] ?? -1;
+          request.out[position * 2 + 1] = result[(at + i) * 2 + 1] ?? -1;
+        }
+        request.remaining -= count;
+        if (request.remaining === 0) request.resolve(request.out);
+      }
+      at += count;
+    }
   }
 
-  private async attempt(items: Item[]): Promise<Int32Array> {
-    const captures = new Float64Array(items.length * 3);
-    items.forEach(({ request, position }, i) => {
-      const query = request.queries[position];
-      if (query === undefined) return;
-      captures[i * 3] = query.latitude;
-      captures[i * 3 + 1] = query.longitude;
-      captures[i * 3 + 2] = query.takenAtMs;
-    });
-    const task: MatchTask = { captures, count: items.length };
+  private attempt(task: MatchTask): Promise<Int32Array> {
     // Copied, not transferred: 24 bytes a capture cost less to clone than a transfer list to set up.
     return this.piscina.run(task, { signal: AbortSignal.timeout(this.options.taskTimeoutMs) });
   }
+}
+
+/** One task's captures in one array: a segment taken whole is sent as it is. */
+function packTask(parts: readonly Part[]): MatchTask {
+  const [only] = parts;
+  if (parts.length === 1 && only !== undefined && only.count === only.segment.positions.length)
+    return { captures: only.segment.captures, count: only.count };
+  let count = 0;
+  for (const part of parts) count += part.count;
+  const captures = new Float64Array(count * 3);
+  let at = 0;
+  for (const { segment, first, count: n } of parts) {
+    captures.set(segment.captures.subarray(first * 3, (first + n) * 3), at * 3);
+    at += n;
+  }
+  return { captures, count };
 }
