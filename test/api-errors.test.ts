@@ -226,11 +226,25 @@ describe("request bodies", () => {
     }
   });
 
+  test("a well-formed UUID of any version, and the nil UUID, is looked up: user_not_found", async () => {
+    for (const unknown of [
+      "3f2504e0-4f89-11d3-9a0c-0305e82c3301",
+      "3F2504E0-4F89-81D3-BA0C-0305E82C3301",
+      "00000000-0000-0000-0000-000000000000",
+    ]) {
+      const response = await server.call("GET", `/v1/users/${unknown}/stats`, { key: keys.sandbox });
+      expectError(response, "user_not_found");
+    }
+  });
+
   test("a malformed user_id or event_id is invalid_request", async () => {
     for (const bad of [
       "not-a-uuid",
       "3f2504e0-4f89-41d3-9a0c-0305e82c330",
       "3f2504e04f8941d39a0c0305e82c3301",
+      // Hex in the right places but no RFC version (9) or variant (c is fine, 7 is not).
+      "3f2504e0-4f89-91d3-9a0c-0305e82c3301",
+      "3f2504e0-4f89-41d3-7a0c-0305e82c3301",
       "%00",
     ]) {
       for (const route of userRoutes(bad)) {

@@ -6,6 +6,7 @@ import type { Store } from "../store/db.ts";
 import { createAuthenticator } from "./auth.ts";
 import { ApiError, errorResponse, internalError } from "./errors.ts";
 import { eventsResource } from "./events.ts";
+import { registerFormats } from "./formats.ts";
 import { contextOf, createGate } from "./gate.ts";
 import { hidingResource } from "./hiding.ts";
 import { mediaResource } from "./media.ts";
@@ -55,6 +56,7 @@ function toApiError(error: unknown, route: string, method: string, log: Log): Ap
 }
 
 export function createApp(deps: AppDeps) {
+  registerFormats();
   const gate = createGate({
     routes: compileRoutes(routePolicies),
     authenticate: createAuthenticator(deps.store, deps.config.environment),

@@ -19,31 +19,56 @@ export type ClassifiedBatch = { accepted: AcceptedItem[]; rejected: Rejection[] 
 
 /**
  * RFC 3339 `date-time` (section 5.6): `T`, `t` or a space between date and time, optional fraction, and
- * an offset that is `Z`/`z` or numeric with a colon. Temporal parses far more (basic format, minutes
- * without seconds, bracketed annotations), so the shape is pinned here first.
+ * an offset that is `Z`/`z` or numeric with a colon.
  */
-const RFC3339 = /^(\d{4})-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 
 const MIN_YEAR = 1900;
 const MAX_YEAR = 9999;
+const MINUTE_MS = 60_000;
+/** A late offset can carry 9999-12-31 past the last year PostgreSQL reads in the four-digit form. */
+const END_OF_YEAR_9999 = Date.UTC(10_000, 0, 1);
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
 
 /**
- * The UTC instant of an RFC 3339 `taken_at`, or null when it is not a real date-time (contract §1).
- * Temporal rejects impossible dates (`2024-02-30`) and hour 24 itself, but reads second 60 as 59, so a
- * leap second is refused here: the contract wants it invalid rather than silently moved.
+ * The UTC instant of an RFC 3339 `taken_at`, or null when it is not a real date-time (contract §1):
+ * impossible dates (`2024-02-30`), hour 24 and leap second 60 are refused. Computed by hand rather than
+ * with Temporal, which cost a quarter of a 200-item batch's classification; a property test holds it to
+ * Temporal's answers. Milliseconds are floored, as Temporal's `epochMilliseconds`; `iso` keeps every
+ * fraction digit sent (an offset is whole minutes, so moving to UTC never touches the fraction).
  */
 export function parseTakenAt(text: string): { iso: string; ms: number } | null {
-  const shape = RFC3339.exec(text);
-  if (shape === null) return null;
-  const [, year, second, offsetHours, offsetMinutes] = shape;
-  if (Number(year) < MIN_YEAR || Number(year) > MAX_YEAR || Number(second) > 59) return null;
-  if (offsetHours !== undefined && (Number(offsetHours) > 23 || Number(offsetMinutes) > 59)) return null;
-  try {
-    const instant = Temporal.Instant.from(text);
-    return { iso: instant.toString(), ms: instant.epochMilliseconds };
-  } catch {
-    return null;
+  const parts = RFC3339.exec(text);
+  if (parts === null) return null;
+  const [, y, mo, d, h, mi, s, fraction, sign, offsetH, offsetM] = parts;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(s);
+  if (year < MIN_YEAR || year > MAX_YEAR || month < 1 || month > 12) return null;
+  if (day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) return null;
+  let offsetMinutes = 0;
+  if (sign !== undefined) {
+    const hours = Number(offsetH);
+    const minutes = Number(offsetM);
+    if (hours > 23 || minutes > 59) return null;
+    offsetMinutes = (sign === "-" ? -1 : 1) * (hours * 60 + minutes);
   }
+  const wholeSeconds = Date.UTC(year, month - 1, day, hour, minute, second) - offsetMinutes * MINUTE_MS;
+  if (wholeSeconds >= END_OF_YEAR_9999) return null;
+  const digits = fraction ?? "";
+  const iso = new Date(wholeSeconds).toISOString().slice(0, 19);
+  return {
+    iso: digits === "" ? `${iso}Z` : `${iso}.${digits}Z`,
+    ms: wholeSeconds + Number(digits.padEnd(3, "0").slice(0, 3)),
+  };
 }
 
 const inRange = (value: number, limit: number) => value >= -limit && value <= limit;
