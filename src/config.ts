@@ -120,9 +120,9 @@ function boolean(env: Env, name: string, fallback: boolean): unknown {
 }
 
 /**
- * The default worker count. On two cores or fewer the pool loses to matching inline (measured with
- * `bun run bench:match`: WORKERS=1 was the slowest setting in every run, and the cores are shared with
- * PostgreSQL); above that, one thread per spare core.
+ * The default worker count. On two cores or fewer, matching inline: the cores are shared with
+ * PostgreSQL and the HTTP handling, matching is a small part of a media batch's cost, and one batch at
+ * a time is slower through the pool (see `bun run bench:match`); above that, one thread per spare core.
  */
 function defaultWorkers(): number {
   const cores = availableParallelism();
