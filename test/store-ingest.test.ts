@@ -1,0 +1,143 @@
+/**
+ * The batch write itself (src/store/ingest.ts writeBatch), on both databases the service runs on: what
+ * a batch keeps, moves and forgets, and the user_events counts it leaves. The HTTP tests cover the same
+ * rules on PostgreSQL through the API; these make sure the embedded database runs the same statement.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import { importCatalog } from "../src/store/catalog/import.ts";
+import { memoryLines } from "../src/store/catalog/lines.ts";
+import { openStore, type Store } from "../src/store/db.ts";
+import { type KeptMedia, writeBatch } from "../src/store/ingest.ts";
+import { createPartner } from "../src/store/keys.ts";
+import { createUser } from "../src/store/users.ts";
+import { baseCatalog, succeeded } from "./support/catalogImport.ts";
+import { createTestDatabase, type TestDatabase } from "./support/database.ts";
+
+const kept = (mediaId: string, eventId: number, mediaType: "photo" | "video" = "photo"): KeptMedia => ({
+  mediaId,
+  eventId,
+  venueId: eventId === 102 ? 2 : 1,
+  takenAt: "2025-03-09T07:45:00.123456Z",
+  latitude: 40.75,
+  longitude: -73.99,
+  mediaType,
+  filename: null,
+  durationSeconds: mediaType === "video" ? 12.5 : null,
+  thumbnailUrl: null,
+  deviceMake: null,
+  deviceModel: null,
+  deviceLensModel: null,
+});
+
+async function newUser(store: Store, email: string): Promise<string> {
+  const input = {
+    email,
+    partnerUserId: null,
+    firstName: null,
+    lastName: null,
+    phoneNumber: null,
+    address: null,
+  };
+  return (await createUser(store, "acme", input)).id;
+}
+
+const mediaOf = (store: Store, userId: string) =>
+  store.rows<{ media_id: string; event_id: number; media_type: string }>(
+    sql`select media_id, event_id, media_type from media where user_id = ${userId}::uuid order by media_id`,
+  );
+
+const countsOf = (store: Store, userId: string) =>
+  store.rows<{ event_id: number; media_count: number; photo_count: number; video_count: number }>(
+    sql`select event_id, media_count, photo_count, video_count from user_events
+        where user_id = ${userId}::uuid order by event_id`,
+  );
+
+function batchWriteTests(storeOf: () => Store): void {
+  test("keeps, moves, forgets and counts, touching no other user's media", async () => {
+    const store = storeOf();
+    const userId = await newUser(store, "writer@example.com");
+    const neighbour = await newUser(store, "neighbour@example.com");
+    await writeBatch(store, {
+      userId: neighbour,
+      acceptedIds: ["a", "b"],
+      kept: [kept("a", 100), kept("b", 100)],
+    });
+
+    await writeBatch(store, {
+      userId,
+      acceptedIds: ["a", "b", "c"],
+      kept: [kept("a", 100), kept("b", 100), kept("c", 100, "video")],
+    });
+    expect(await countsOf(store, userId)).toEqual([
+      { event_id: 100, media_count: 3, photo_count: 2, video_count: 1 },
+    ]);
+
+    const { lastSyncAt } = await writeBatch(store, {
+      userId,
+      acceptedIds: ["a", "b", "c", "d", "e"],
+      kept: [kept("a", 102), kept("c", 100, "video"), kept("d", 100)],
+    });
+    expect(lastSyncAt).toBeInstanceOf(Date);
+    expect(await mediaOf(store, userId)).toEqual([
+      { media_id: "a", event_id: 102, media_type: "photo" },
+      { media_id: "c", event_id: 100, media_type: "video" },
+      { media_id: "d", event_id: 100, media_type: "photo" },
+    ]);
+    expect(await countsOf(store, userId)).toEqual([
+      { event_id: 100, media_count: 2, photo_count: 1, video_count: 1 },
+      { event_id: 102, media_count: 1, photo_count: 1, video_count: 0 },
+    ]);
+    expect((await mediaOf(store, neighbour)).map((m) => m.media_id)).toEqual(["a", "b"]);
+    expect(await countsOf(store, neighbour)).toEqual([
+      { event_id: 100, media_count: 2, photo_count: 2, video_count: 0 },
+    ]);
+  });
+
+  test("a batch that keeps nothing forgets what its ids matched before", async () => {
+    const store = storeOf();
+    const userId = await newUser(store, "forgetful@example.com");
+    await writeBatch(store, { userId, acceptedIds: ["x", "y"], kept: [kept("x", 100), kept("y", 102)] });
+    await writeBatch(store, { userId, acceptedIds: ["x", "y"], kept: [] });
+    expect(await mediaOf(store, userId)).toEqual([]);
+    expect(await countsOf(store, userId)).toEqual([
+      { event_id: 100, media_count: 0, photo_count: 0, video_count: 0 },
+      { event_id: 102, media_count: 0, photo_count: 0, video_count: 0 },
+    ]);
+  });
+}
+
+async function prepare(store: Store): Promise<void> {
+  succeeded(await importCatalog(store, memoryLines(baseCatalog)));
+  await createPartner(store, { id: "acme", name: "Acme" });
+}
+
+describe("batch write on PostgreSQL", () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await prepare(database.store);
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+  batchWriteTests(() => database.store);
+});
+
+describe("batch write on PGlite", () => {
+  let dir: string;
+  let store: Store;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "rollcall-pglite-ingest-"));
+    store = await openStore({ databaseUrl: null, dataDir: dir });
+    await prepare(store);
+  });
+  afterAll(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  batchWriteTests(() => store);
+});
