@@ -91,6 +91,7 @@ const methods = {
   writeBatch: (store: Store, batch: WriteBatch) =>
     writeBatch(store, {
       userId: batch.userId,
+      partnerId: "bench",
       acceptedIds: batch.kept.map((m) => m.mediaId),
       kept: batch.kept,
     }),

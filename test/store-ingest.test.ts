@@ -57,18 +57,39 @@ const countsOf = (store: Store, userId: string) =>
   );
 
 function batchWriteTests(storeOf: () => Store): void {
+  test("a user of another partner, or none, is no user: null, and nothing is written", async () => {
+    const store = storeOf();
+    const userId = await newUser(store, "owned@example.com");
+    const batch = { userId, acceptedIds: ["a"], kept: [kept("a", 100)] };
+    const read = sql`select 1 as one`;
+    expect(await writeBatch(store, { ...batch, partnerId: "globex" }, read)).toBeNull();
+    const unknown = "7a0c3d4e-1f2b-4c5d-8e9f-0a1b2c3d4e5f";
+    expect(await writeBatch(store, { ...batch, userId: unknown, partnerId: "acme" }, read)).toBeNull();
+    expect(await mediaOf(store, userId)).toEqual([]);
+    expect(await countsOf(store, userId)).toEqual([]);
+    const [user] = await store.rows<{ last_sync_at: Date | null }>(
+      sql`select last_sync_at from users where id = ${userId}::uuid`,
+    );
+    expect(user?.last_sync_at).toBeNull();
+    expect(await writeBatch(store, { ...batch, partnerId: "acme" }, read)).toMatchObject({
+      rows: [{ one: 1 }],
+    });
+  });
+
   test("keeps, moves, forgets and counts, touching no other user's media", async () => {
     const store = storeOf();
     const userId = await newUser(store, "writer@example.com");
     const neighbour = await newUser(store, "neighbour@example.com");
     await writeBatch(store, {
       userId: neighbour,
+      partnerId: "acme",
       acceptedIds: ["a", "b"],
       kept: [kept("a", 100), kept("b", 100)],
     });
 
     await writeBatch(store, {
       userId,
+      partnerId: "acme",
       acceptedIds: ["a", "b", "c"],
       kept: [kept("a", 100), kept("b", 100), kept("c", 100, "video")],
     });
@@ -76,12 +97,13 @@ function batchWriteTests(storeOf: () => Store): void {
       { event_id: 100, media_count: 3, photo_count: 2, video_count: 1 },
     ]);
 
-    const { lastSyncAt } = await writeBatch(store, {
+    const written = await writeBatch(store, {
       userId,
+      partnerId: "acme",
       acceptedIds: ["a", "b", "c", "d", "e"],
       kept: [kept("a", 102), kept("c", 100, "video"), kept("d", 100)],
     });
-    expect(lastSyncAt).toBeInstanceOf(Date);
+    expect(written?.lastSyncAt).toBeInstanceOf(Date);
     expect(await mediaOf(store, userId)).toEqual([
       { media_id: "a", event_id: 102, media_type: "photo" },
       { media_id: "c", event_id: 100, media_type: "video" },
@@ -100,8 +122,13 @@ function batchWriteTests(storeOf: () => Store): void {
   test("a batch that keeps nothing forgets what its ids matched before", async () => {
     const store = storeOf();
     const userId = await newUser(store, "forgetful@example.com");
-    await writeBatch(store, { userId, acceptedIds: ["x", "y"], kept: [kept("x", 100), kept("y", 102)] });
-    await writeBatch(store, { userId, acceptedIds: ["x", "y"], kept: [] });
+    await writeBatch(store, {
+      userId,
+      partnerId: "acme",
+      acceptedIds: ["x", "y"],
+      kept: [kept("x", 100), kept("y", 102)],
+    });
+    await writeBatch(store, { userId, partnerId: "acme", acceptedIds: ["x", "y"], kept: [] });
     expect(await mediaOf(store, userId)).toEqual([]);
     expect(await countsOf(store, userId)).toEqual([
       { event_id: 100, media_count: 0, photo_count: 0, video_count: 0 },
@@ -113,6 +140,7 @@ function batchWriteTests(storeOf: () => Store): void {
 async function prepare(store: Store): Promise<void> {
   succeeded(await importCatalog(store, memoryLines(baseCatalog)));
   await createPartner(store, { id: "acme", name: "Acme" });
+  await createPartner(store, { id: "globex", name: "Globex" });
 }
 
 describe("batch write on PostgreSQL", () => {

@@ -14,7 +14,7 @@ import { EventBody, finishedJson, toEventBody } from "./eventMappers.ts";
 import { partnerOf } from "./gate.ts";
 import { type AcceptedItem, classifyItems, type Rejection } from "./mediaItems.ts";
 import { checkMediaBatch, MediaBatchBody, type MediaItem } from "./mediaSchema.ts";
-import { requireUser } from "./requireUser.ts";
+import { userNotFound } from "./requireUser.ts";
 import { JSON_BODY, UserPath } from "./userPaths.ts";
 
 const MatchBody = t.Object({
@@ -78,7 +78,7 @@ function keptOf(item: AcceptedItem, candidate: Candidate): KeptMedia {
 export async function ingestMediaBatch(
   store: Store,
   matcher: Matcher,
-  userId: string,
+  user: { partnerId: string; userId: string },
   items: readonly MediaItem[],
 ): Promise<BatchOutcome> {
   const { accepted, rejected } = classifyItems(items);
@@ -103,11 +103,14 @@ export async function ingestMediaBatch(
     if (candidate?.licensed) kept.push(keptOf(item, candidate));
   });
   const eventIds = [...new Set(kept.map((m) => m.eventId))];
-  const { lastSyncAt, rows } = await writeBatch<EventDetailsRow>(
+  const written = await writeBatch<EventDetailsRow>(
     store,
-    { userId, acceptedIds: accepted.map((a) => a.id), kept },
-    eventIds.length === 0 ? undefined : eventDetailsQuery(userId, eventIds, true),
+    { ...user, acceptedIds: accepted.map((a) => a.id), kept },
+    eventIds.length === 0 ? undefined : eventDetailsQuery(user.userId, eventIds, true),
   );
+  // The write is the user lookup too (contract §2 step 8 still comes after the body passed).
+  if (written === null) throw userNotFound();
+  const { lastSyncAt, rows } = written;
   return { accepted: accepted.length, rejected, matches, kept, events: eventDetailsOf(rows), lastSyncAt };
 }
 
@@ -126,8 +129,8 @@ export function mediaResource({ store, matcher }: AppDeps) {
   return new Elysia({ name: "media" }).post(
     "/users/:user_id/media",
     async ({ request, params, body }) => {
-      const user = await requireUser(store, partnerOf(request).partnerId, params.user_id);
-      return finishedJson(toBatchResponse(await ingestMediaBatch(store, matcher, user.id, body.media)));
+      const user = { partnerId: partnerOf(request).partnerId, userId: params.user_id };
+      return finishedJson(toBatchResponse(await ingestMediaBatch(store, matcher, user, body.media)));
     },
     {
       params: UserPath,

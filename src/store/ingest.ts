@@ -22,6 +22,8 @@ export type KeptMedia = {
 
 export type BatchWrite = {
   userId: string;
+  /** The partner whose key sent the batch: a user of another partner is no user at all. */
+  partnerId: string;
   /** Every accepted id of the batch (unique). Those not in `kept` lose whatever match they had before. */
   acceptedIds: readonly string[];
   kept: readonly KeptMedia[];
@@ -120,16 +122,23 @@ function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
       video_count = user_events.video_count + excluded.video_count`;
 }
 
-/**
- * Advances the user's high-water mark and takes the user's row lock, which serializes this user's
- * concurrent batches until the transaction ends (see `batchStatement`). greatest() keeps the mark from
- * moving backwards when a batch that started earlier commits later.
- */
-function syncMarkStatement(userId: string, acceptedAny: boolean): SQL {
-  return sql`update "users" set last_sync_at = greatest(last_sync_at, now()),
-                     received_since_sync = received_since_sync or ${acceptedAny}::boolean
-    where id = ${userId}::uuid
-    returning floor(extract(epoch from last_sync_at) * 1000)::float8 as last_sync_ms`;
+/** The user's sync mark and row lock, and the batch's user lookup: drizzle/0002_batch_sync_mark.sql. */
+function syncMarkStatement({ userId, partnerId, acceptedIds }: BatchWrite): SQL {
+  return sql`select mark_batch_sync(${userId}::uuid, ${partnerId}, ${acceptedIds.length > 0}::boolean)
+    as last_sync_ms`;
+}
+
+/** What `mark_batch_sync` raises when the partner has no such user. */
+const NO_SUCH_USER = "P0002";
+
+/** The SQLSTATE of a database error, whether the driver threw it or Drizzle wrapped it. */
+function sqlStateOf(error: unknown): string | undefined {
+  for (let cause = error; typeof cause === "object" && cause !== null; ) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 const dialect = new PgDialect();
@@ -191,7 +200,8 @@ async function inOneRoundTrip(store: Store, statements: readonly SQL[]): Promise
 /**
  * Stores a batch atomically: either every kept item, every removal, the user_events counts and the sync
  * mark are committed, or nothing is. Returns the user's `last_sync_at` after the batch and the rows of
- * `readAfter`, a statement run in the same transaction after the writes (the batch response's events).
+ * `readAfter`, a statement run in the same transaction after the writes (the batch response's events),
+ * or null, with nothing written, when the partner has no such user.
  *
  * The sync mark is its own statement, before the batch statement, not a data-modifying CTE of it: every
  * part of a statement reads the snapshot taken when the statement starts, so a batch that waited on the
@@ -203,14 +213,20 @@ export async function writeBatch<Row>(
   store: Store,
   batch: BatchWrite,
   readAfter?: SQL,
-): Promise<{ lastSyncAt: Date; rows: Row[] }> {
-  const acceptedAny = batch.acceptedIds.length > 0;
-  const [marks = [], ...rest] = await inOneRoundTrip(store, [
-    syncMarkStatement(batch.userId, acceptedAny),
-    ...(acceptedAny ? [indexPathsOnly, batchStatement(batch), allPaths] : []),
-    ...(readAfter ? [readAfter] : []),
-  ]);
+): Promise<{ lastSyncAt: Date; rows: Row[] } | null> {
+  let results: unknown[][];
+  try {
+    results = await inOneRoundTrip(store, [
+      syncMarkStatement(batch),
+      ...(batch.acceptedIds.length > 0 ? [indexPathsOnly, batchStatement(batch), allPaths] : []),
+      ...(readAfter ? [readAfter] : []),
+    ]);
+  } catch (error) {
+    if (sqlStateOf(error) === NO_SUCH_USER) return null;
+    throw error;
+  }
+  const [marks = [], ...rest] = results;
   const mark = marks[0] as { last_sync_ms: number } | undefined;
-  if (!mark) throw new Error(`user ${batch.userId} vanished during a media batch`);
+  if (!mark) throw new Error("the sync mark statement returned no row");
   return { lastSyncAt: new Date(mark.last_sync_ms), rows: readAfter ? ((rest.at(-1) ?? []) as Row[]) : [] };
 }
