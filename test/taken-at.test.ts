@@ -1,7 +1,7 @@
 /** `taken_at` parsing (contract §1 and §4) against Temporal, the reference it replaced. */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { parseTakenAt } from "../src/http/mediaItems.ts";
+import { parseTakenAt, utcText } from "../src/http/mediaItems.ts";
 
 const SHAPE = /^(\d{4})-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
 
@@ -51,32 +51,55 @@ const candidate = fc
     return `${year}-${f.month}-${f.day}${f.separator}${f.hour}:${f.minute}:${f.second}${fraction}${f.offset}`;
   });
 
+/** Edits that break the shape in the places a hand-written reader can get wrong. */
+const mangled = fc
+  .tuple(
+    candidate,
+    fc.nat(),
+    fc.constantFrom("replace", "insert", "delete"),
+    fc.constantFrom("0", "9", "-", ":", ".", "T", " ", "Z", "+", "x", "\u0660", ""),
+  )
+  .map(([text, position, edit, character]) => {
+    const at = position % (text.length + 1);
+    if (edit === "delete") return text.slice(0, at) + text.slice(at + 1);
+    if (edit === "insert") return text.slice(0, at) + character + text.slice(at);
+    return text.slice(0, at) + character + text.slice(at + 1);
+  });
+
+function agreesWithTemporal(text: string): void {
+  const expected = reference(text);
+  const parsed = parseTakenAt(text);
+  if (expected === null) {
+    expect(parsed).toBeNull();
+    return;
+  }
+  expect(parsed).not.toBeNull();
+  expect(Temporal.Instant.from(parsed ? utcText(parsed) : "").epochNanoseconds).toBe(expected);
+  expect(parsed?.ms).toBe(
+    Number(expected / 1_000_000n) - (expected < 0n && expected % 1_000_000n !== 0n ? 1 : 0),
+  );
+}
+
 describe("parseTakenAt", () => {
   test("agrees with Temporal on every RFC 3339-shaped string: same instant, or both refuse", () => {
-    fc.assert(
-      fc.property(candidate, (text) => {
-        const expected = reference(text);
-        const parsed = parseTakenAt(text);
-        if (expected === null) return expect(parsed).toBeNull();
-        expect(parsed).not.toBeNull();
-        expect(Temporal.Instant.from(parsed?.iso ?? "").epochNanoseconds).toBe(expected);
-        expect(parsed?.ms).toBe(
-          Number(expected / 1_000_000n) - (expected < 0n && expected % 1_000_000n !== 0n ? 1 : 0),
-        );
-      }),
-      { numRuns: 20_000 },
-    );
+    fc.assert(fc.property(candidate, agreesWithTemporal), { numRuns: 20_000 });
+  });
+
+  test("agrees with Temporal on strings one edit away from that shape", () => {
+    fc.assert(fc.property(mangled, agreesWithTemporal), { numRuns: 20_000 });
   });
 
   test("the edges the contract names", () => {
-    expect(parseTakenAt("2024-02-29T12:00:00Z")?.iso).toBe("2024-02-29T12:00:00Z");
+    const leapDay = parseTakenAt("2024-02-29T12:00:00Z");
+    expect(leapDay ? utcText(leapDay) : null).toBe("2024-02-29T12:00:00Z");
     expect(parseTakenAt("2023-02-29T12:00:00Z")).toBeNull();
     expect(parseTakenAt("2024-06-01T24:00:00Z")).toBeNull();
     expect(parseTakenAt("2016-12-31T23:59:60Z")).toBeNull();
-    expect(parseTakenAt("2024-06-01T20:30:00.123456789+02:00")).toEqual({
-      iso: "2024-06-01T18:30:00.123456789Z",
-      ms: Date.UTC(2024, 5, 1, 18, 30, 0, 123),
-    });
+    const shifted = parseTakenAt("2024-06-01T20:30:00.123456789+02:00");
+    expect(shifted).toEqual({ ms: Date.UTC(2024, 5, 1, 18, 30, 0, 123), fraction: "123456789" });
+    expect(shifted ? utcText(shifted) : null).toBe("2024-06-01T18:30:00.123456789Z");
+    const beforeEpoch = parseTakenAt("1969-12-31T23:59:59.5Z");
+    expect(beforeEpoch ? utcText(beforeEpoch) : null).toBe("1969-12-31T23:59:59.5Z");
     expect(parseTakenAt("1900-01-01T00:00:00.9995+00:01")?.ms).toBe(Date.UTC(1899, 11, 31, 23, 59, 0, 999));
     expect(parseTakenAt("9999-12-31T23:00:00-01:00")).toBeNull();
     expect(parseTakenAt("2024-06-01T20:30:00")).toBeNull();

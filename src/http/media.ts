@@ -12,7 +12,7 @@ import type { AppDeps } from "./app.ts";
 import { errorResponses } from "./errors.ts";
 import { EventBody, finishedJson, toEventBody } from "./eventMappers.ts";
 import { partnerOf } from "./gate.ts";
-import { type AcceptedItem, classifyItems, type Rejection } from "./mediaItems.ts";
+import { type AcceptedItem, classifyItems, type Rejection, utcText } from "./mediaItems.ts";
 import { checkMediaBatch, MediaBatchBody, type MediaItem } from "./mediaSchema.ts";
 import { userNotFound } from "./requireUser.ts";
 import { JSON_BODY, UserPath } from "./userPaths.ts";
@@ -65,8 +65,14 @@ function matchOf(item: AcceptedItem, candidate: Candidate | null): MatchBody {
 }
 
 function keptOf(item: AcceptedItem, candidate: Candidate): KeptMedia {
-  const { id, takenAtMs: _, ...stored } = item;
-  return { ...stored, mediaId: id, eventId: candidate.eventId, venueId: candidate.venueId };
+  const { id, takenAt, ...stored } = item;
+  return {
+    ...stored,
+    mediaId: id,
+    takenAt: utcText(takenAt),
+    eventId: candidate.eventId,
+    venueId: candidate.venueId,
+  };
 }
 
 /**
@@ -89,7 +95,7 @@ export async function ingestMediaBatch(
           accepted.map((item) => ({
             latitude: item.latitude,
             longitude: item.longitude,
-            takenAtMs: item.takenAtMs,
+            takenAtMs: item.takenAt.ms,
           })),
         );
   if (candidates.length !== accepted.length) {
