@@ -49,7 +49,12 @@ export async function readJsonBody(request: Request): Promise<JsonBody> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > 0 && !json) throw unsupported();
   if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const bytes = await readCapped(request, json ? tooLarge : unsupported);
+  // With a declared length the server reads exactly that many bytes, already judged against the cap:
+  // one native read. Without one (chunked), the stream is read piece by piece and cut off at the cap.
+  const bytes =
+    declared > 0
+      ? new Uint8Array(await request.arrayBuffer())
+      : await readCapped(request, json ? tooLarge : unsupported);
   if (bytes.byteLength === 0) return { value: {}, mayHoldNul: false };
   if (!json) throw unsupported();
   let text: string;
