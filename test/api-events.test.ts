@@ -271,6 +271,17 @@ describe("cursors", () => {
     await invalidCursor(payload);
   });
 
+  test("the cursor is judged before the user (contract §2: the user is the last check)", async () => {
+    await invalidCursor("not-a-cursor", crypto.randomUUID());
+  });
+
+  test("a cursor follows the user whatever the case of the user_id in the path", async () => {
+    const cursor: string = (await history(pagingUser, "?limit=3")).body.next_cursor;
+    const response = await history(pagingUser.toUpperCase(), `?limit=3&cursor=${encodeURIComponent(cursor)}`);
+    expect(response.status).toBe(200);
+    expect(response.body.events.map((e: { id: number }) => e.id)).toEqual(expectedOrder.slice(3, 6));
+  });
+
   test("another user's cursor is 400 invalid_cursor", async () => {
     const cursor: string = (await history(pagingUser, "?limit=3")).body.next_cursor;
     const otherUser = await createUser(server, key, "thief@example.com");

@@ -7,7 +7,7 @@ import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errorResponses } from "./errors.ts";
 import { EventBody, finishedJson, toEventBody } from "./eventMappers.ts";
 import { partnerOf } from "./gate.ts";
-import { requireUser } from "./requireUser.ts";
+import { userNotFound } from "./requireUser.ts";
 import { UserPath } from "./userPaths.ts";
 
 const DEFAULT_LIMIT = 25;
@@ -35,6 +35,8 @@ const HistoryResponse = t.Object({
 type HistoryResponse = typeof HistoryResponse.static;
 
 type HistoryRequest = {
+  partnerId: string;
+  /** Lowercase, as cursors are bound to it. */
   userId: string;
   limit: number;
   /** The raw cursor, when the partner sent a non-empty one. */
@@ -48,17 +50,22 @@ type HistoryOutcome = {
   total: number | null;
 };
 
-/** One page of a user's attended events, newest first; `total` on the first page only. */
+/**
+ * One page of a user's attended events, newest first; `total` on the first page only. The cursor is
+ * judged first (a query rule, contract §2 step 7), then the page statement looks the user up (step 8).
+ */
 export async function readHistory(
   store: Store,
   cursorSecret: string,
   request: HistoryRequest,
 ): Promise<HistoryOutcome> {
-  const after = request.cursor === null ? null : decodeCursor(cursorSecret, request.userId, request.cursor);
-  const page = await historyPage(store, request.userId, after, {
+  const { partnerId, userId } = request;
+  const after = request.cursor === null ? null : decodeCursor(cursorSecret, userId, request.cursor);
+  const page = await historyPage(store, { partnerId, userId }, after, {
     limit: request.limit,
     includeMedia: request.includeMedia,
   });
+  if (page === null) throw userNotFound();
   const nextCursor = page.next === null ? null : encodeCursor(cursorSecret, request.userId, page.next);
   return { events: page.events, nextCursor, total: page.total };
 }
@@ -76,9 +83,9 @@ export function eventsResource({ store, cursorSecret }: AppDeps) {
   return new Elysia({ name: "events" }).get(
     "/users/:user_id/events",
     async ({ request, params, query }) => {
-      const user = await requireUser(store, partnerOf(request).partnerId, params.user_id);
       const outcome = await readHistory(store, cursorSecret, {
-        userId: user.id,
+        partnerId: partnerOf(request).partnerId,
+        userId: params.user_id.toLowerCase(),
         limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
         cursor: query.cursor === undefined || query.cursor === "" ? null : query.cursor,
         includeMedia: query.include_media !== "false",

@@ -2,12 +2,11 @@ import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { UserStats } from "../store/stats.ts";
 import { userStats } from "../store/stats.ts";
-import type { UserRow } from "../store/users.ts";
 import type { AppDeps } from "./app.ts";
 import { errorResponses } from "./errors.ts";
 import { finishedJson } from "./eventMappers.ts";
 import { partnerOf } from "./gate.ts";
-import { requireUser } from "./requireUser.ts";
+import { userNotFound } from "./requireUser.ts";
 import { UserPath } from "./userPaths.ts";
 
 const DEFAULT_TOP = 5;
@@ -74,10 +73,10 @@ type Stats = typeof Stats.static;
 const eventRefOf = (event: UserStats["firstEvent"]): Stats["first_event"] =>
   event === null ? null : { id: event.id, name: event.name, starts_at_local: event.startsAtLocal };
 
-function statsOf(user: UserRow, stats: UserStats): Stats {
+function statsOf(stats: UserStats): Stats {
   return {
-    has_synced: user.hasSynced,
-    last_sync_at: user.lastSyncAt === null ? null : user.lastSyncAt.toISOString(),
+    has_synced: stats.hasSynced,
+    last_sync_at: stats.lastSyncAt === null ? null : stats.lastSyncAt.toISOString(),
     events_count: stats.eventsCount,
     media_count: stats.mediaCount,
     photo_count: stats.photoCount,
@@ -119,13 +118,11 @@ export function statsResource({ store }: AppDeps) {
     "/users/:user_id/stats",
     async ({ request, params, query }) => {
       const { partnerId } = partnerOf(request);
-      const user = await requireUser(store, partnerId, params.user_id);
-      const stats = await userStats(
-        store,
-        user.id,
-        query.top === undefined ? DEFAULT_TOP : Number(query.top),
-      );
-      return finishedJson(statsOf(user, stats));
+      const top = query.top === undefined ? DEFAULT_TOP : Number(query.top);
+      const stats = await userStats(store, { partnerId, userId: params.user_id }, top);
+      // The statement is the user lookup too (contract §2 step 8 still comes after the query passed).
+      if (stats === null) throw userNotFound();
+      return finishedJson(statsOf(stats));
     },
     {
       params: UserPath,

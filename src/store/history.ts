@@ -29,8 +29,12 @@ const visible = (userId: string) => sql`
   ue.user_id = ${userId}::uuid and ue.media_count > 0 and not ue.hidden
   and (select licensed from events where id = ue.event_id)`;
 
+/** The user a page is asked for, and the partner asking: another partner's user is no user at all. */
+export type HistoryOwner = { partnerId: string; userId: string };
+
+/** A row of the page statement; the one row of a user with nothing on the page has a null event. */
 type PageRow = {
-  event_id: number;
+  event_id: number | null;
   starts_at_ms: number;
   event: EventJson;
   has_more: boolean;
@@ -43,8 +47,18 @@ type PageRow = {
  * limit to know whether more follow; only the rows shown are expanded. NULLS LAST as in the index:
  * plain DESC means NULLS FIRST, which the index order does not serve, and the planner would sort every
  * row of the user instead of reading the page off the index.
+ *
+ * The statement is the user lookup too: its rows hang off the partner's user row by a left join, so a
+ * user the partner does not have yields no row at all, and one with nothing to show yields a single row
+ * with a null event. That saves a round trip before every page.
  */
-function pageQuery(userId: string, after: HistoryPosition | null, limit: number, includeMedia: boolean): SQL {
+function pageQuery(
+  owner: HistoryOwner,
+  after: HistoryPosition | null,
+  limit: number,
+  includeMedia: boolean,
+): SQL {
+  const { partnerId, userId } = owner;
   const position =
     after === null
       ? sql``
@@ -65,27 +79,34 @@ function pageQuery(userId: string, after: HistoryPosition | null, limit: number,
            ${eventJson(sql`s.event_id`, userId, includeMedia)} as event,
            (select count(*) from page) > ${limit}::int as has_more,
            ${total} as total
-    from shown s
+    from users u
+    left join shown s on true
+    where u.id = ${userId}::uuid and u.partner_id = ${partnerId}
     order by s.starts_at desc, s.event_id desc`;
 }
 
 /**
- * One page of the history by keyset: the events strictly after `after` in (starts_at, event_id)
- * descending order. Events matched while a client pages either sort before its position (seen on a later
+ * One page of the history by keyset, or null when the partner has no such user: the events strictly after
+ * `after` in (starts_at, event_id) descending order. Events matched while a client pages either sort before its position (seen on a later
  * page) or after it (not seen on this pass), never twice. `total` is counted on the first page only:
  * later pages are read by clients already holding it, and counting every page would cost a scan per page.
  */
 export async function historyPage(
   store: Store,
-  userId: string,
+  owner: HistoryOwner,
   after: HistoryPosition | null,
   options: { limit: number; includeMedia: boolean },
-): Promise<HistoryPage> {
-  const rows = await store.rows<PageRow>(pageQuery(userId, after, options.limit, options.includeMedia));
+): Promise<HistoryPage | null> {
+  const rows = await store.rows<PageRow>(pageQuery(owner, after, options.limit, options.includeMedia));
   const last = rows.at(-1);
+  if (last === undefined) return null;
+  const shown = rows.filter((row) => row.event_id !== null);
   return {
-    events: rows.map((row) => toEventDetail(row.event)),
-    next: last?.has_more ? { startsAtMs: last.starts_at_ms, eventId: last.event_id } : null,
-    total: after !== null ? null : Number(last?.total ?? 0),
+    events: shown.map((row) => toEventDetail(row.event)),
+    next:
+      last.has_more && last.event_id !== null
+        ? { startsAtMs: last.starts_at_ms, eventId: last.event_id }
+        : null,
+    total: after !== null ? null : Number(last.total ?? 0),
   };
 }

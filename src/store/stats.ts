@@ -21,8 +21,14 @@ export type CityTally = { city: string; region: string | null; country: string |
 export type YearTally = { year: number; eventsCount: number };
 export type CategoryTally = { category: string; eventsCount: number };
 
-/** Statistics over a user's visible events (contract §9): licensed, not hidden, with kept media. */
+/**
+ * Statistics over a user's visible events (contract §9): licensed, not hidden, with kept media; and the
+ * user's sync state, read in the same snapshot.
+ */
 export type UserStats = {
+  hasSynced: boolean;
+  /** Null until the user's first batch or sync-complete. */
+  lastSyncAt: Date | null;
   eventsCount: number;
   mediaCount: number;
   photoCount: number;
@@ -42,6 +48,8 @@ export type UserStats = {
 
 /** The statement's row: counters arrive as text (bigint), the lists as JSON built by PostgreSQL. */
 type StatsRow = {
+  has_synced: boolean;
+  last_sync_ms: number | null;
   events_count: string | number;
   media_count: string | number;
   photo_count: string | number;
@@ -69,8 +77,11 @@ type StatsRow = {
  * never flattens into joins: a join would be planned from the average user's row count, and once the
  * average user has a few thousand events it becomes full scans of the catalog even for a user with ten.
  * Names that tie compare in code-point order (collate "C"), whatever the database locale.
+ *
+ * The statement is the user lookup too: its one row is the partner's user row, so a user the partner
+ * does not have yields no row, and none of the figures is computed.
  */
-function statsQuery(userId: string, top: number) {
+function statsQuery(partnerId: string, userId: string, top: number) {
   return sql`
     with visible as materialized (
       select e.id, e.name, e.starts_at, e.starts_at_local, e.venue_id,
@@ -107,6 +118,8 @@ function statsQuery(userId: string, top: number) {
       group by city, region, country
     )
     select
+      u.has_synced,
+      floor(extract(epoch from u.last_sync_at) * 1000)::float8 as last_sync_ms,
       (select count(*) from visible) as events_count,
       (select coalesce(sum(media_count), 0) from visible) as media_count,
       (select coalesce(sum(photo_count), 0) from visible) as photo_count,
@@ -142,15 +155,24 @@ function statsQuery(userId: string, top: number) {
          from (select p.category, count(distinct b.event_id) as n
                from billing b join performer_tally p on p.id = b.performer_id
                where p.category is not null group by p.category) t) as categories
+    from users u
+    where u.id = ${userId} and u.partner_id = ${partnerId}
   `;
 }
 
-export async function userStats(store: Store, userId: string, top: number): Promise<UserStats> {
+/** The user's statistics, or null when the partner has no such user. */
+export async function userStats(
+  store: Store,
+  owner: { partnerId: string; userId: string },
+  top: number,
+): Promise<UserStats | null> {
   // A single statement with no transaction around it: JIT, whose compile time would dwarf this short
   // read of index lookups for a heavy user, is off for every connection of the store (see db.ts).
-  const [row] = await store.rows<StatsRow>(statsQuery(userId, top));
-  if (!row) throw new Error("the stats statement returned no row");
+  const [row] = await store.rows<StatsRow>(statsQuery(owner.partnerId, owner.userId, top));
+  if (!row) return null;
   return {
+    hasSynced: row.has_synced,
+    lastSyncAt: row.last_sync_ms === null ? null : new Date(row.last_sync_ms),
     eventsCount: Number(row.events_count),
     mediaCount: Number(row.media_count),
     photoCount: Number(row.photo_count),
