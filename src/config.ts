@@ -13,6 +13,7 @@ const OptionalLimit = Type.Union([Type.Null(), Integer(1, 1_000_000_000)]);
 
 const ConfigSchema = Type.Object({
   databaseUrl: Type.Union([Type.Null(), Type.String({ pattern: "^postgres(ql)?://" })]),
+  databasePoolSize: Integer(1, 1000),
   dataDir: Type.String({ minLength: 1 }),
   port: Integer(0, 65535),
   host: Type.String({ minLength: 1 }),
@@ -53,6 +54,7 @@ export class ConfigError extends Error {
 /** What each variable accepts, in the words an operator reads in the error. */
 const accepts: Record<string, string> = {
   DATABASE_URL: "a postgres:// or postgresql:// URL",
+  DATABASE_POOL_SIZE: "an integer from 1 to 1000 (connections to PostgreSQL)",
   DATA_DIR: "a directory path",
   PORT: "an integer from 0 to 65535",
   HOST: "a host name or address",
@@ -77,6 +79,7 @@ const accepts: Record<string, string> = {
 /** Maps each config path back to the variable it came from, to name it in errors. */
 const variableOf: Record<string, string> = {
   "/databaseUrl": "DATABASE_URL",
+  "/databasePoolSize": "DATABASE_POOL_SIZE",
   "/dataDir": "DATA_DIR",
   "/port": "PORT",
   "/host": "HOST",
@@ -132,6 +135,7 @@ function defaultWorkers(): number {
 export function parseConfig(env: Env): Config {
   const candidate = {
     databaseUrl: raw(env, "DATABASE_URL") ?? null,
+    databasePoolSize: number(env, "DATABASE_POOL_SIZE", 10),
     dataDir: raw(env, "DATA_DIR") ?? "./.data",
     port: number(env, "PORT", 3000),
     host: raw(env, "HOST") ?? "127.0.0.1",

@@ -15,6 +15,7 @@ describe("parseConfig", () => {
   test("defaults: embedded database, sandbox, port 3000 on localhost, demo on", () => {
     const config = parseConfig({});
     expect(config.databaseUrl).toBeNull();
+    expect(config.databasePoolSize).toBe(10);
     expect(config.dataDir).toBe("./.data");
     expect(config.port).toBe(3000);
     expect(config.host).toBe("127.0.0.1");
@@ -53,6 +54,7 @@ describe("parseConfig", () => {
     ["PORT", "70000"],
     ["PORT", "12abc"],
     ["DATABASE_URL", "mysql://localhost/rollcall"],
+    ["DATABASE_POOL_SIZE", "0"],
     ["SERVICE_ENVIRONMENT", "staging"],
     ["SHARDS", "0"],
     ["WORKERS", "-1"],

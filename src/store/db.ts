@@ -69,7 +69,7 @@ function preparing<C extends postgres.Sql | postgres.TransactionSql>(client: C):
           query: string,
           args?: postgres.ParameterOrJSON<never>[],
           options?: postgres.UnsafeQueryOptions,
-        ) => target.unsafe(query, args, { prepare: true, ...options });
+        ) => target.unsafe(query, args, { ...options, prepare: true });
       }
       if (property === "begin" && "begin" in target) {
         return (...args: unknown[]) => {
