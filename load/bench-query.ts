@@ -8,8 +8,9 @@ import { openLoadDatabase } from "./target/database.ts";
 
 /**
  * What one statement costs the server, by the way it is sent: the events-with-venues query of a history
- * page (25 ids) through Drizzle's dynamic query builder (built, then sent unprepared, every call), as a
- * Drizzle prepared statement, and through postgres.js directly. Client CPU per query is this process's
+ * page (25 ids) through Drizzle's dynamic query builder (built every call; the store's client sends it
+ * as a prepared statement, see src/store/db.ts), as a Drizzle prepared statement, and through
+ * postgres.js directly. Client CPU per query is this process's
  * CPU time over the queries answered; PostgreSQL's share is not in it.
  */
 

@@ -55,11 +55,12 @@ export async function openStore(options: OpenOptions): Promise<Store> {
 }
 
 /**
- * Drizzle sends its statements through `unsafe()`, which postgres.js runs unprepared: PostgreSQL then
- * parses and plans every statement of every request again. The service's statements have fixed texts
- * (batches travel as arrays through unnest, not as variable-length VALUES lists), so preparing them is
- * safe: postgres.js keeps one prepared statement per distinct text per connection. Transactions hand
- * Drizzle an inner client, which is wrapped the same way.
+ * Drizzle sends its statements through `unsafe()` with `prepare: false` (true only for its named
+ * prepared queries), so PostgreSQL would parse and plan every statement of every request again: on a
+ * stats request that was 1.7 of its 2.5 ms. The service's statements have fixed texts (batches travel
+ * as arrays through unnest, not as variable-length VALUES lists), so preparing them all is safe:
+ * postgres.js keeps one prepared statement per distinct text per connection. Transactions hand Drizzle
+ * an inner client, which is wrapped the same way.
  */
 function preparing<C extends postgres.Sql | postgres.TransactionSql>(client: C): C {
   return new Proxy(client, {
