@@ -86,10 +86,11 @@ function pageQuery(
 }
 
 /**
- * One page of the history by keyset, or null when the partner has no such user: the events strictly after
- * `after` in (starts_at, event_id) descending order. Events matched while a client pages either sort before its position (seen on a later
- * page) or after it (not seen on this pass), never twice. `total` is counted on the first page only:
- * later pages are read by clients already holding it, and counting every page would cost a scan per page.
+ * One page of the history by keyset, or null when the partner has no such user: the events strictly
+ * after `after` in (starts_at, event_id) descending order. Events matched while a client pages either
+ * sort before its position (seen on a later page) or after it (not seen on this pass), never twice.
+ * `total` is counted on the first page only: later pages are read by clients already holding it, and
+ * counting every page would cost a scan per page.
  */
 export async function historyPage(
   store: Store,
