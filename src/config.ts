@@ -14,6 +14,7 @@ const OptionalLimit = Type.Union([Type.Null(), Integer(1, 1_000_000_000)]);
 const ConfigSchema = Type.Object({
   databaseUrl: Type.Union([Type.Null(), Type.String({ pattern: "^postgres(ql)?://" })]),
   databasePoolSize: Integer(1, 1000),
+  databaseReadPoolSize: Integer(1, 1000),
   dataDir: Type.String({ minLength: 1 }),
   port: Integer(0, 65535),
   host: Type.String({ minLength: 1 }),
@@ -55,6 +56,7 @@ export class ConfigError extends Error {
 const accepts: Record<string, string> = {
   DATABASE_URL: "a postgres:// or postgresql:// URL",
   DATABASE_POOL_SIZE: "an integer from 1 to 1000 (connections to PostgreSQL)",
+  DATABASE_READ_POOL_SIZE: "an integer from 1 to 1000 (connections for history pages and stats)",
   DATA_DIR: "a directory path",
   PORT: "an integer from 0 to 65535",
   HOST: "a host name or address",
@@ -80,6 +82,7 @@ const accepts: Record<string, string> = {
 const variableOf: Record<string, string> = {
   "/databaseUrl": "DATABASE_URL",
   "/databasePoolSize": "DATABASE_POOL_SIZE",
+  "/databaseReadPoolSize": "DATABASE_READ_POOL_SIZE",
   "/dataDir": "DATA_DIR",
   "/port": "PORT",
   "/host": "HOST",
@@ -132,10 +135,21 @@ function defaultWorkers(): number {
   return cores <= 2 ? 0 : cores - 1;
 }
 
+/**
+ * The default number of connections for history pages and stats: one per core, at least two. These
+ * reads keep PostgreSQL busy for as long as they hold a connection, so past about one per core more of
+ * them at once only compete with the server for the CPU and widen the tail (measured in the README's
+ * pool-size table); batches, which mostly wait on the commit's flush, keep the larger main pool.
+ */
+function defaultReadPoolSize(): number {
+  return Math.max(2, availableParallelism());
+}
+
 export function parseConfig(env: Env): Config {
   const candidate = {
     databaseUrl: raw(env, "DATABASE_URL") ?? null,
     databasePoolSize: number(env, "DATABASE_POOL_SIZE", 10),
+    databaseReadPoolSize: number(env, "DATABASE_READ_POOL_SIZE", defaultReadPoolSize()),
     dataDir: raw(env, "DATA_DIR") ?? "./.data",
     port: number(env, "PORT", 3000),
     host: raw(env, "HOST") ?? "127.0.0.1",

@@ -13,7 +13,11 @@ const log: Log = (event, fields = {}) => {
 };
 
 async function start(config: Config): Promise<void> {
-  const store = await openStore({ ...config, poolSize: config.databasePoolSize });
+  const store = await openStore({
+    ...config,
+    poolSize: config.databasePoolSize,
+    readPoolSize: config.databaseReadPoolSize,
+  });
   if (config.demo) {
     const baseUrl = `http://${config.host}:${config.port}/v1`;
     await bootstrapDemo(store, (line) => console.log(line), { baseUrl, environment: config.environment });

@@ -16,6 +16,7 @@ describe("parseConfig", () => {
     const config = parseConfig({});
     expect(config.databaseUrl).toBeNull();
     expect(config.databasePoolSize).toBe(10);
+    expect(config.databaseReadPoolSize).toBeGreaterThanOrEqual(2);
     expect(config.dataDir).toBe("./.data");
     expect(config.port).toBe(3000);
     expect(config.host).toBe("127.0.0.1");
@@ -55,6 +56,7 @@ describe("parseConfig", () => {
     ["PORT", "12abc"],
     ["DATABASE_URL", "mysql://localhost/rollcall"],
     ["DATABASE_POOL_SIZE", "0"],
+    ["DATABASE_READ_POOL_SIZE", "many"],
     ["SERVICE_ENVIRONMENT", "staging"],
     ["SHARDS", "0"],
     ["WORKERS", "-1"],

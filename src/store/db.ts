@@ -23,6 +23,8 @@ export type Store = {
   readonly db: Db;
   /** Runs raw SQL and returns its rows, papering over the drivers' different result shapes. */
   rows<T>(query: SQL, executor?: Db | Tx): Promise<T[]>;
+  /** `rows` for the heavy reads (history pages, stats), on connections of their own (see openPostgres). */
+  read<T>(query: SQL): Promise<T[]>;
   /** The postgres.js client, for COPY; null on PGlite (callers fall back to unnest batches). */
   readonly client: postgres.Sql | null;
   close(): Promise<void>;
@@ -46,12 +48,14 @@ export type OpenOptions = {
   dataDir: string;
   /** Connections in the postgres.js pool. */
   poolSize?: number;
+  /** Connections for the heavy reads. */
+  readPoolSize?: number;
 };
 
 export async function openStore(options: OpenOptions): Promise<Store> {
   return options.databaseUrl === null
     ? openPglite(options.dataDir)
-    : openPostgres(options.databaseUrl, options.poolSize ?? 10);
+    : openPostgres(options.databaseUrl, options.poolSize ?? 10, options.readPoolSize ?? 2);
 }
 
 /**
@@ -84,7 +88,7 @@ function preparing<C extends postgres.Sql | postgres.TransactionSql>(client: C):
   });
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Store> {
+async function openPostgres(url: string, poolSize: number, readPoolSize: number): Promise<Store> {
   const migrator = postgres(url, { max: 1, onnotice: () => {} });
   try {
     await migrator`select pg_advisory_lock(${MIGRATION_LOCK})`;
@@ -93,20 +97,31 @@ async function openPostgres(url: string, poolSize: number): Promise<Store> {
   } finally {
     await migrator.end();
   }
-  const client = postgres(url, {
-    max: poolSize,
-    onnotice: () => {},
-    // Every statement here is a short index-driven read or write: compiling a plan with JIT costs more
-    // than running it, and the planner's estimates for a heavy user would otherwise trigger it.
-    connection: { application_name: "rollcall", jit: "off" },
-  });
+  const connect = (max: number) =>
+    postgres(url, {
+      max,
+      onnotice: () => {},
+      // Every statement here is a short index-driven read or write: compiling a plan with JIT costs more
+      // than running it, and the planner's estimates for a heavy user would otherwise trigger it.
+      connection: { application_name: "rollcall", jit: "off" },
+    });
+  const client = connect(poolSize);
+  // History pages and stats get connections of their own, fewer than the main pool: each keeps
+  // PostgreSQL computing for as long as it holds its connection, and on a small machine ten of them at
+  // once starve the server's own thread (p99 twice as long at the same throughput). Batches spend most
+  // of their connection time waiting on the commit's flush, so they keep the larger pool.
+  const readClient = connect(readPoolSize);
   const db = drizzlePostgres(preparing(client), { schema }) as unknown as Db;
+  const readDb = drizzlePostgres(preparing(readClient), { schema }) as unknown as Db;
   return {
     kind: "postgres",
     db,
     client,
     rows: async <T>(query: SQL, executor: Db | Tx = db) => rowsOf<T>(await executor.execute(query)),
-    close: () => client.end({ timeout: 5 }),
+    read: async <T>(query: SQL) => rowsOf<T>(await readDb.execute(query)),
+    close: async () => {
+      await Promise.all([client.end({ timeout: 5 }), readClient.end({ timeout: 5 })]);
+    },
   };
 }
 
@@ -168,6 +183,7 @@ async function openPglite(dataDir: string): Promise<Store> {
     db,
     client: null,
     rows: async <T>(query: SQL, executor: Db | Tx = db) => rowsOf<T>(await executor.execute(query)),
+    read: async <T>(query: SQL) => rowsOf<T>(await db.execute(query)),
     close: async () => {
       await pglite.close();
       unlock();

@@ -98,7 +98,7 @@ export async function historyPage(
   after: HistoryPosition | null,
   options: { limit: number; includeMedia: boolean },
 ): Promise<HistoryPage | null> {
-  const rows = await store.rows<PageRow>(pageQuery(owner, after, options.limit, options.includeMedia));
+  const rows = await store.read<PageRow>(pageQuery(owner, after, options.limit, options.includeMedia));
   const last = rows.at(-1);
   if (last === undefined) return null;
   const shown = rows.filter((row) => row.event_id !== null);

@@ -168,7 +168,7 @@ export async function userStats(
 ): Promise<UserStats | null> {
   // A single statement with no transaction around it: JIT, whose compile time would dwarf this short
   // read of index lookups for a heavy user, is off for every connection of the store (see db.ts).
-  const [row] = await store.rows<StatsRow>(statsQuery(owner.partnerId, owner.userId, top));
+  const [row] = await store.read<StatsRow>(statsQuery(owner.partnerId, owner.userId, top));
   if (!row) return null;
   return {
     hasSynced: row.has_synced,
