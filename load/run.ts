@@ -62,8 +62,9 @@ async function main(argv: string[]): Promise<number> {
   );
   try {
     const sample = await readCatalogSample(target.store, SAMPLE_EVENTS, options.seed);
-    const outcome = await scenarios[options.scenario]({ options, target, sample, settings, log });
     const sendsMedia = options.scenario !== "history" && options.scenario !== "stats";
+    if (sendsMedia) await target.markTouched();
+    const outcome = await scenarios[options.scenario]({ options, target, sample, settings, log });
     const report = {
       scenario: options.scenario,
       startedAt,

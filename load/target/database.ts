@@ -8,10 +8,15 @@ import { testDatabaseUrl } from "../../src/config.ts";
 export type LoadDatabase = {
   name: string;
   url: string;
-  /** True when a kept database from an earlier run was found complete and is reused as it is. */
-  reused: boolean;
+  /**
+   * What a kept database from an earlier run holds: its whole setup (reused as it is), only its catalog
+   * (a scenario has since sent media, so its users are not as seeded), or nothing usable (just created).
+   */
+  found: "setup" | "catalog" | "nothing";
   /** Marks the setup (catalog import, seeding) as complete, so a later --keep-db run may reuse it. */
   markComplete(): Promise<void>;
+  /** Marks the users as written to: a later --keep-db run keeps the catalog and seeds the users again. */
+  markTouched(): Promise<void>;
   /** Drops the database unless it is kept. */
   release(): Promise<void>;
 };
@@ -23,14 +28,18 @@ const MIGRATIONS = join(import.meta.dir, "..", "..", "drizzle");
  * schema change is rebuilt rather than reused (it could not even be migrated, the single initial
  * migration being regenerated on every change).
  */
-function completeMarker(): string {
+function markers(): { complete: string; touched: string } {
   const hash = createHash("sha256");
   for (const file of readdirSync(MIGRATIONS)
     .filter((name) => name.endsWith(".sql"))
     .sort()) {
     hash.update(readFileSync(join(MIGRATIONS, file)));
   }
-  return `rollcall-load: setup complete, migrations ${hash.digest("hex").slice(0, 16)}`;
+  const migrations = `migrations ${hash.digest("hex").slice(0, 16)}`;
+  return {
+    complete: `rollcall-load: setup complete, ${migrations}`,
+    touched: `rollcall-load: catalog complete, users written to, ${migrations}`,
+  };
 }
 
 function withDatabaseName(url: string, name: string): string {
@@ -54,21 +63,24 @@ async function onAdmin<T>(work: (admin: postgres.Sql) => Promise<T>): Promise<T>
  */
 export async function openLoadDatabase(keptName: string | null): Promise<LoadDatabase> {
   const name = keptName ?? `rollcall_load_${randomBytes(6).toString("hex")}`;
-  const complete = completeMarker();
-  const reused = await onAdmin(async (admin) => {
-    const [found] = await admin<{ comment: string | null }[]>`
+  const { complete, touched } = markers();
+  const found = await onAdmin(async (admin): Promise<LoadDatabase["found"]> => {
+    const [existing] = await admin<{ comment: string | null }[]>`
       select shobj_description(oid, 'pg_database') as comment from pg_database where datname = ${name}`;
-    if (found?.comment === complete) return true;
-    if (found) await admin.unsafe(`drop database "${name}" with (force)`);
+    if (existing?.comment === complete) return "setup";
+    if (existing?.comment === touched) return "catalog";
+    if (existing) await admin.unsafe(`drop database "${name}" with (force)`);
     await admin.unsafe(`create database "${name}"`);
-    return false;
+    return "nothing";
   });
+  const mark = (comment: string) =>
+    onAdmin((admin) => admin.unsafe(`comment on database "${name}" is '${comment}'`)).then(() => {});
   return {
     name,
     url: withDatabaseName(testDatabaseUrl(), name),
-    reused,
-    markComplete: () =>
-      onAdmin((admin) => admin.unsafe(`comment on database "${name}" is '${complete}'`)).then(() => {}),
+    found,
+    markComplete: () => mark(complete),
+    markTouched: () => (keptName === null ? Promise.resolve() : mark(touched)),
     async release() {
       if (keptName !== null) return;
       await onAdmin((admin) => admin.unsafe(`drop database if exists "${name}" with (force)`));

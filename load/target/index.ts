@@ -25,6 +25,11 @@ export type Target = {
   readonly server: ServerSettings | null;
   /** Whether the database already held the catalog and the kept items (a --keep-db rerun). */
   readonly reused: boolean;
+  /**
+   * Called before a scenario sends media: the kept users' histories are no longer as seeded, so the
+   * next --keep-db run seeds them again (keeping the catalog) rather than measuring reads on them.
+   */
+  markTouched(): Promise<void>;
   /** Restarts the self-started server with other settings (the sweep). */
   restart(settings: ServerSettings): Promise<void>;
   close(): Promise<void>;
@@ -53,6 +58,7 @@ async function runningTarget(
     serverPid: null,
     server: null,
     reused: false,
+    markTouched: () => Promise.resolve(),
     restart: () => Promise.reject(new Error(`${options.scenario} cannot restart a server it did not start`)),
     close: () => store.close(),
   };
@@ -91,7 +97,7 @@ async function selfStartedTarget(
     );
   };
   try {
-    if (!database.reused) {
+    if (database.found === "nothing") {
       log(`generating a ${options.events}-event catalog (seed ${options.seed})`);
       const file = await catalogFile(options.events, options.seed);
       log(`importing ${file} into ${database.name}`);
@@ -100,11 +106,15 @@ async function selfStartedTarget(
     if ((await getPartner(store, LOAD_PARTNER)) === null)
       await createPartner(store, { id: LOAD_PARTNER, name: "Load test" });
     const { key } = await issueKey(store, { partnerId: LOAD_PARTNER, environment: "sandbox", label: "load" });
-    if (!database.reused) {
+    if (database.found === "catalog") {
+      log(`an earlier run sent media to ${database.name}: seeding its users again`);
+      await store.rows(sql`truncate media, user_events, users`);
+    }
+    if (database.found !== "setup") {
       await prepare(store, LOAD_PARTNER);
       // The tables as autovacuum would leave them on a live database: right after the bulk COPY of kept
       // items the planner statistics are stale and no page is all-visible, so index-only reads would
-      // visit the heap. (The catalog import settles its own tables.)
+      // visit the heap. (The catalog import analyzes its own tables.)
       await store.rows(sql`vacuum (analyze)`);
       if (kept) await database.markComplete();
     }
@@ -123,7 +133,8 @@ async function selfStartedTarget(
       get server() {
         return settings;
       },
-      reused: database.reused,
+      reused: database.found === "setup",
+      markTouched: () => database.markTouched(),
       async restart(next) {
         if (server && next.shards === settings.shards && next.workers === settings.workers) return;
         await server?.stop();
