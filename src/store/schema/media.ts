@@ -38,9 +38,14 @@ export const media = pgTable(
     deviceLensModel: text("device_lens_model"),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
+  // The event comes first in the second index so that the primary key is the only index a lookup by
+  // (user, media id) can descend. With the user first, both indexes fit that lookup, and for a user the
+  // statistics do not list (every new user) the planner expects about one row either way and may take
+  // the smaller index, reading all of the user's media for each id of a batch. The history's lookup by
+  // (user, event) still has both columns as the leading pair here.
   (t) => [
     primaryKey({ columns: [t.userId, t.mediaId] }),
-    index("media_user_event_idx").on(t.userId, t.eventId, t.takenAt),
+    index("media_event_user_idx").on(t.eventId, t.userId, t.takenAt),
   ],
 );
 

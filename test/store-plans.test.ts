@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
+import { importCatalog } from "../src/store/catalog/import.ts";
+import { memoryLines } from "../src/store/catalog/lines.ts";
+import { eventDetailsQuery } from "../src/store/eventDetails.ts";
+import { createPartner } from "../src/store/keys.ts";
+import { baseCatalog, succeeded } from "./support/catalogImport.ts";
+import { createTestDatabase, type TestDatabase } from "./support/database.ts";
+
+/**
+ * The media lookups must keep one access path whatever the statistics say. A user the statistics do not
+ * list (any user created since the last ANALYZE) is expected to own about one row, and with two indexes
+ * led by user_id the planner then took the smaller one for a batch's probe by (user, media id), reading
+ * all of the user's media for each id. These tests read the plans PostgreSQL makes for such a user.
+ */
+
+const USERS = 100;
+const MEDIA_PER_USER = 200;
+const NEW_USER = "10000000-0000-4000-8000-00000000abcd";
+
+let database: TestDatabase;
+
+type PlanNode = { "Relation Name"?: string; "Index Name"?: string; "Node Type": string; Plans?: PlanNode[] };
+
+function mediaAccess(node: PlanNode): string[] {
+  const own = node["Relation Name"] === "media" ? [node["Index Name"] ?? node["Node Type"]] : [];
+  return [...own, ...(node.Plans ?? []).flatMap(mediaAccess)];
+}
+
+async function mediaAccessOf(query: string, params: unknown[] = []): Promise<string[]> {
+  const client = database.store.client;
+  if (client === null) throw new Error("these tests need PostgreSQL");
+  const [row] = await client.unsafe(`explain (format json) ${query}`, params as never[]);
+  const [explained] = (row?.["QUERY PLAN"] ?? []) as { Plan: PlanNode }[];
+  if (explained === undefined) throw new Error("EXPLAIN returned no plan");
+  return mediaAccess(explained.Plan);
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase(2);
+  const { store } = database;
+  succeeded(await importCatalog(store, memoryLines(baseCatalog, 100)));
+  await createPartner(store, { id: "acme", name: "Acme" });
+  await store.rows(sql`
+    insert into users (id, partner_id, email, email_key)
+    select ('00000000-0000-4000-8000-' || lpad(u::text, 12, '0'))::uuid, 'acme', 'u' || u || '@x.example',
+           'u' || u || '@x.example'
+    from generate_series(1, ${USERS}) u`);
+  await store.rows(sql`
+    insert into media (user_id, media_id, event_id, venue_id, taken_at, latitude, longitude, media_type)
+    select ('00000000-0000-4000-8000-' || lpad((1 + i % ${USERS})::text, 12, '0'))::uuid,
+           'IMG_' || lpad(i::text, 8, '0'), 100 + i % 3, 1, now(), 40.75, -73.99, 'photo'
+    from generate_series(1, ${USERS * MEDIA_PER_USER}) i`);
+  await store.rows(sql`analyze media`);
+});
+
+afterAll(async () => {
+  await database.drop();
+});
+
+describe("media access paths for a user the statistics do not know", () => {
+  test("a batch finds the rows it replaces by primary key, one probe per id", async () => {
+    // The probe exactly as the deployed function runs it, with this user and two ids bound in.
+    const [fn] = await database.store.rows<{ source: string }>(
+      sql`select prosrc as source from pg_proc where proname = 'media_replaced'`,
+    );
+    const probe = /RETURN QUERY\s+([\s\S]+?);/.exec(fn?.source ?? "")?.[1];
+    if (probe === undefined) throw new Error("media_replaced has no RETURN QUERY");
+    const bound = probe
+      .replaceAll("batch_user", `'${NEW_USER}'::uuid`)
+      .replaceAll("batch_ids", "array['IMG_00000001', 'IMG_00000002']::text[]");
+    expect(await mediaAccessOf(bound)).toEqual(["media_user_id_media_id_pk"]);
+  });
+
+  test("an event's media in a batch response or a history page come from the (event, user) index", async () => {
+    const query = new PgDialect().sqlToQuery(eventDetailsQuery(NEW_USER, [100, 101], true));
+    expect(await mediaAccessOf(query.sql, query.params)).toEqual(["media_event_user_idx"]);
+  });
+});
