@@ -1,21 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import postgres from "postgres";
-import { openLoadDatabase } from "../load/target/database.ts";
-import { testDatabaseUrl } from "../src/config.ts";
+import { onAdmin, openLoadDatabase } from "../load/target/database.ts";
 
 /** A kept load database's life: built, reused, written to by a scenario, seeded again, dropped on change. */
 
 const name = `rollcall_load_test_${randomBytes(6).toString("hex")}`;
-
-async function onAdmin<T>(work: (admin: postgres.Sql) => Promise<T>): Promise<T> {
-  const admin = postgres(testDatabaseUrl(), { max: 1, onnotice: () => {} });
-  try {
-    return await work(admin);
-  } finally {
-    await admin.end();
-  }
-}
 
 afterAll(async () => {
   await onAdmin((admin) => admin.unsafe(`drop database if exists "${name}" with (force)`));

@@ -48,7 +48,8 @@ function withDatabaseName(url: string, name: string): string {
   return parsed.toString();
 }
 
-async function onAdmin<T>(work: (admin: postgres.Sql) => Promise<T>): Promise<T> {
+/** Runs `work` on a one-connection client of the admin server, closed afterwards. */
+export async function onAdmin<T>(work: (admin: postgres.Sql) => Promise<T>): Promise<T> {
   const admin = postgres(testDatabaseUrl(), { max: 1, onnotice: () => {} });
   try {
     return await work(admin);
