@@ -6,6 +6,7 @@ import { sql } from "drizzle-orm";
 import { importCatalog } from "../src/store/catalog/import.ts";
 import { fileLines, memoryLines } from "../src/store/catalog/lines.ts";
 import { openStore, type Store } from "../src/store/db.ts";
+import { historyPage } from "../src/store/history.ts";
 import {
   baseCatalog,
   event,
@@ -17,6 +18,7 @@ import {
   version,
 } from "./support/catalogImport.ts";
 import { createTestDatabase } from "./support/database.ts";
+import { keepMedia } from "./support/userEvents.ts";
 
 /** The same import behaviour, checked on real PostgreSQL (COPY path) and on PGlite (batch path). */
 
@@ -115,6 +117,42 @@ function importSuite(driver: string, open: () => Promise<{ store: Store; close()
         { performer_id: 11, is_headliner: true, position: 1 },
         { performer_id: 12, is_headliner: false, position: 2 },
       ]);
+    });
+
+    test("moving an event, or rezoning its venue, moves it in the histories that hold it", async () => {
+      // Events 100 (venue 1) and 102 (venue 2); 100 is the older, so the history shows 102 first.
+      const userId = "5f0c3d1e-8a7b-4c2d-9e10-000000000001";
+      await store.rows(sql`insert into partners (id, name) values ('mover', 'Mover')`);
+      await store.rows(sql`insert into users (id, partner_id, email, email_key)
+        values (${userId}, 'mover', 'm@example.com', 'm@example.com')`);
+      const startOf = new Map((await eventRows(store)).map((e) => [e.id, e.starts_at]));
+      await keepMedia(store, userId, [
+        { eventId: 100, startsAt: startOf.get(100) ?? new Date(0) },
+        { eventId: 102, startsAt: startOf.get(102) ?? new Date(0) },
+      ]);
+      const order = async () => {
+        const page = await historyPage(store, { partnerId: "mover", userId }, null, {
+          limit: 10,
+          includeMedia: false,
+        });
+        return page?.events.map((e) => e.id);
+      };
+      expect(await order()).toEqual([102, 100]);
+
+      succeeded(await run([event(102, 2, "2024-06-01T20:00:00", { performers: [{ id: 11 }] })]));
+      expect(await order()).toEqual([100, 102]);
+      // Venue 1 moves from Chicago to Los Angeles time: event 100, not in this file, starts two hours later.
+      succeeded(await run([venue(1, "America/Los_Angeles", { radius_m: 250 })]));
+      const copies = await store.rows<{ event_id: number; copy: string; actual: string }>(sql`
+        select ue.event_id, ue.starts_at::text as copy, e.starts_at::text as actual
+        from user_events ue join events e on e.id = ue.event_id where ue.user_id = ${userId}
+        order by ue.event_id`);
+      expect(copies.map((c) => [c.event_id, c.copy === c.actual])).toEqual([
+        [100, true],
+        [102, true],
+      ]);
+      const moved = (await eventRows(store)).find((e) => e.id === 100);
+      expect(moved?.starts_at.toISOString()).toBe("2025-03-09T10:30:00.000Z");
     });
 
     test("a file with bad lines reports each line number and changes nothing", async () => {

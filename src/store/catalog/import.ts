@@ -10,6 +10,7 @@ import {
   mergeVenues,
   prepareImport,
   recomputeInstants,
+  refreshAttendedStarts,
 } from "./merge.ts";
 import { type CatalogTransaction, withCatalogTransaction } from "./transaction.ts";
 
@@ -200,6 +201,7 @@ async function importInTransaction(
       const venues = await mergeVenues(tx, [...assembler.venues.values()]);
       const performers = await mergePerformers(tx, [...assembler.performers.values()]);
       await recomputeInstants(tx, [...assembler.rezonedVenues]);
+      if (merger.total.updated > 0 || assembler.rezonedVenues.size > 0) await refreshAttendedStarts(tx);
       return {
         ok: true as const,
         lines,

@@ -105,6 +105,16 @@ const STAGED_PAIRS = `select s.id, p.performer_id, p.is_headliner, p.position::i
   from stage_events s cross join lateral unnest(s.performer_ids, s.headliners) with ordinality
     as p(performer_id, is_headliner, position)`;
 
+/** Upserts the chunk's existing events; the ids of those it rewrote are noted in stage_rewritten. */
+async function rewriteExisting(tx: CatalogTransaction): Promise<number> {
+  const [row] = await tx.query<{ count: number }>(
+    `with written as (${upsert("events", EVENT_COLUMNS, `${STAGED_EVENTS} where existing`)} returning t.id),
+      noted as (insert into stage_rewritten (id) select id from written)
+    select count(*)::int as count from written`,
+  );
+  return row?.count ?? 0;
+}
+
 /**
  * Upserts one chunk of events with their performer lists, which replace the previous ones.
  *
@@ -147,10 +157,7 @@ export async function mergeEventChunk(
     ${STAGED_PAIRS} where not s.existing`);
   let updated = 0;
   if (existing > 0) {
-    updated = await countRows(
-      tx,
-      `${upsert("events", EVENT_COLUMNS, `${STAGED_EVENTS} where existing`)} returning 1`,
-    );
+    updated = await rewriteExisting(tx);
     await withIndexProbes(tx, () =>
       tx.query(`delete from event_performers ep using stage_events s
         where s.existing and ep.event_id = s.id and not (ep.performer_id = any (s.performer_ids))`),
@@ -224,6 +231,21 @@ export async function recomputeInstants(tx: CatalogTransaction, venueIds: readon
   await stage(tx, stageInstants, instants);
   await tx.query(`update events e set starts_at = to_timestamp(s.starts_ms::float8 / 1000),
     ends_at = to_timestamp(s.ends_ms::float8 / 1000) from stage_instants s where e.id = s.id`);
+  await tx.query("insert into stage_rewritten (id) select id from stage_instants");
+}
+
+/**
+ * user_events keeps a copy of each event's start instant as the history's sort key and cursor
+ * position (contract §7: newest first by the event's start). An import that moves an event, or rezones
+ * its venue, must move the copies in the same transaction, or the history would sort the event by its
+ * old start. user_events has no index led by the event (batches would pay for it on every write), so
+ * this reads user_events once, joined to the rewritten ids by hash; only imports that rewrote existing
+ * events run it.
+ */
+export async function refreshAttendedStarts(tx: CatalogTransaction): Promise<void> {
+  await tx.query(`update user_events ue set starts_at = e.starts_at
+    from (select distinct id from stage_rewritten) r join events e on e.id = r.id
+    where ue.event_id = r.id and ue.starts_at <> e.starts_at`);
 }
 
 /** Running servers poll this version to learn that the catalog changed. */

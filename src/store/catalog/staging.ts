@@ -25,6 +25,8 @@ export const STAGING_DDL = [
     ends_at_local text, starts_ms bigint, ends_ms bigint, licensed boolean, performer_ids integer[],
     headliners boolean[], existing boolean not null default false) on commit drop`,
   "create temp table stage_instants (id integer, starts_ms bigint, ends_ms bigint) on commit drop",
+  // Existing events this import rewrote or gave new instants: their copies in user_events are checked.
+  "create temp table stage_rewritten (id integer) on commit drop",
 ];
 
 function rowTable<T>(name: string, columns: readonly string[], values: (item: T) => Row): BulkTable<T> {
