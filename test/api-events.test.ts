@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { CURSOR_TTL_MS, decodeCursor, encodeCursor } from "../src/http/cursor.ts";
 import { createUser, type EventFixture, seedCatalog, sendMedia } from "./support/catalogFixtures.ts";
+import { relicense } from "./support/catalogImport.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
 let server: TestServer;
@@ -189,9 +190,9 @@ describe("GET /v1/users/{user_id}/events", () => {
     await server.store.rows(
       sql`update user_events set hidden = true where user_id = ${userId} and event_id = ${b.id}`,
     );
-    await server.store.rows(sql`update events set licensed = false where id = ${c.id}`);
+    await relicense(server.store, c.id, false);
     const response = await history(userId);
-    await server.store.rows(sql`update events set licensed = true where id = ${c.id}`);
+    await relicense(server.store, c.id, true);
     expect(response.body.events.map((e: { id: number }) => e.id)).toEqual([a.id]);
     expect(response.body.total).toBe(1);
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { sql } from "drizzle-orm";
 import { eventPerformers, events, performers, venues } from "../src/store/schema/index.ts";
+import { relicense } from "./support/catalogImport.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 import { keepMedia } from "./support/userEvents.ts";
 
@@ -238,11 +238,12 @@ describe("GET /v1/users/{user_id}/stats", () => {
   });
 
   test("an event that stops being licensed leaves the stats", async () => {
-    await server.store.rows(sql`update events set licensed = false where id = 102`);
+    await relicense(server.store, 102, false);
     const { body } = await statsOf(fan);
     expect(body.events_count).toBe(5);
     expect(body.top_cities.map((c: { city: string }) => c.city)).not.toContain("Berlin");
-    await server.store.rows(sql`update events set licensed = true where id = 102`);
+    await relicense(server.store, 102, true);
+    expect((await statsOf(fan)).body.events_count).toBe(6);
   });
 
   test("another partner's user is user_not_found", async () => {

@@ -119,7 +119,7 @@ function importSuite(driver: string, open: () => Promise<{ store: Store; close()
       ]);
     });
 
-    test("moving an event, or rezoning its venue, moves it in the histories that hold it", async () => {
+    test("moving, relicensing or rezoning an event moves it in the histories that hold it", async () => {
       // Events 100 (venue 1) and 102 (venue 2); 100 is the older, so the history shows 102 first.
       const userId = "5f0c3d1e-8a7b-4c2d-9e10-000000000001";
       await store.rows(sql`insert into partners (id, name) values ('mover', 'Mover')`);
@@ -139,17 +139,23 @@ function importSuite(driver: string, open: () => Promise<{ store: Store; close()
       };
       expect(await order()).toEqual([102, 100]);
 
-      succeeded(await run([event(102, 2, "2024-06-01T20:00:00", { performers: [{ id: 11 }] })]));
+      // Event 102 moves to venue 1, a year earlier, and loses its licence, then gets it back.
+      succeeded(
+        await run([event(102, 1, "2024-06-01T20:00:00", { licensed: false, performers: [{ id: 11 }] })]),
+      );
+      expect(await order()).toEqual([100]);
+      succeeded(await run([event(102, 1, "2024-06-01T20:00:00", { performers: [{ id: 11 }] })]));
       expect(await order()).toEqual([100, 102]);
       // Venue 1 moves from Chicago to Los Angeles time: event 100, not in this file, starts two hours later.
       succeeded(await run([venue(1, "America/Los_Angeles", { radius_m: 250 })]));
       const copies = await store.rows<{ event_id: number; copy: string; actual: string }>(sql`
-        select ue.event_id, ue.starts_at::text as copy, e.starts_at::text as actual
+        select ue.event_id, row(ue.starts_at, ue.starts_at_local, ue.venue_id, ue.licensed)::text as copy,
+          row(e.starts_at, e.starts_at_local, e.venue_id, e.licensed)::text as actual
         from user_events ue join events e on e.id = ue.event_id where ue.user_id = ${userId}
         order by ue.event_id`);
-      expect(copies.map((c) => [c.event_id, c.copy === c.actual])).toEqual([
-        [100, true],
-        [102, true],
+      expect(copies.map((c) => [c.event_id, c.copy === c.actual, c.copy.includes(",1,t)")])).toEqual([
+        [100, true, true],
+        [102, true, true],
       ]);
       const moved = (await eventRows(store)).find((e) => e.id === 100);
       expect(moved?.starts_at.toISOString()).toBe("2025-03-09T10:30:00.000Z");

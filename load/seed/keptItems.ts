@@ -125,10 +125,7 @@ function* mediaLines(
           `${roundCoordinate(place.latitude)}\t${roundCoordinate(place.longitude)}\t${video ? "video" : "photo"}\t` +
           `${file}\t${video ? random.int(3, 180) : "\\N"}\t${thumbnail}\tApple\tiPhone 15 Pro\t\\N\n`;
       }
-      const startsAt = new Date(event.startsAtMs).toISOString();
-      userEventLines.push(
-        `${user.id}\t${event.id}\t${startsAt}\t${times.length}\t${times.length - videos}\t${videos}\n`,
-      );
+      userEventLines.push(`${user.id}\t${event.id}\t${times.length}\t${times.length - videos}\t${videos}\n`);
     }
   }
 }
@@ -168,11 +165,21 @@ export async function seedKeptItems(
         "duration_seconds, thumbnail_url, device_make, device_model, device_lens_model)",
       chunked(mediaLines(random, users, venues, options.settings, userEventLines), options.onProgress),
     );
+    // user_events copies facts of its event (start, local start, venue, licence): they come from the
+    // catalog in one join, as a batch takes them from it.
+    await connection`create temp table seed_user_events (user_id uuid, event_id integer,
+      media_count integer, photo_count integer, video_count integer)`;
     await copy(
       connection,
-      "user_events (user_id, event_id, starts_at, media_count, photo_count, video_count)",
+      "seed_user_events (user_id, event_id, media_count, photo_count, video_count)",
       chunked(userEventLines),
     );
+    await connection`insert into user_events (user_id, event_id, starts_at, starts_at_local, venue_id,
+        licensed, media_count, photo_count, video_count)
+      select s.user_id, s.event_id, e.starts_at, e.starts_at_local, e.venue_id, e.licensed,
+        s.media_count, s.photo_count, s.video_count
+      from seed_user_events s join events e on e.id = s.event_id`;
+    await connection`drop table seed_user_events`;
     await connection`reset session_replication_role`;
     await connection`analyze users, media, user_events`;
   } finally {

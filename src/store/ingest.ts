@@ -46,8 +46,9 @@ export type BatchWrite = {
  *
  * The removal deletes the rows `previous` found, by row id (`ctid`), so no plan can visit more than those.
  * The ids stay valid through the statement: the upsert leaves items outside `incoming` alone, and only a
- * batch of this user writes this user's media, which the row lock keeps out. Start times come from a
- * scalar subquery, one key lookup per event, not a join the planner could turn into a scan of events.
+ * batch of this user writes this user's media, which the row lock keeps out. The event facts user_events
+ * copies come from one key lookup per event (an `offset 0` subquery, which the planner never turns into
+ * a scan of events), and every count change refreshes them.
  */
 function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
   const column = <T>(pick: (item: KeptMedia) => T) => sql.param(kept.map(pick));
@@ -110,13 +111,20 @@ function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
       ) as change
       group by event_id
     )
-    insert into user_events (user_id, event_id, starts_at, media_count, photo_count, video_count)
-    select ${userId}::uuid, d.event_id, (select starts_at from events where id = d.event_id),
+    insert into user_events (user_id, event_id, starts_at, starts_at_local, venue_id, licensed,
+                             media_count, photo_count, video_count)
+    select ${userId}::uuid, d.event_id, e.starts_at, e.starts_at_local, e.venue_id, e.licensed,
            d.media_delta, d.photo_delta, d.video_delta
     from deltas d
+    cross join lateral (
+      select starts_at, starts_at_local, venue_id, licensed from events where id = d.event_id offset 0
+    ) e
     where d.media_delta <> 0 or d.photo_delta <> 0 or d.video_delta <> 0
     on conflict (user_id, event_id) do update set
       starts_at = excluded.starts_at,
+      starts_at_local = excluded.starts_at_local,
+      venue_id = excluded.venue_id,
+      licensed = excluded.licensed,
       media_count = user_events.media_count + excluded.media_count,
       photo_count = user_events.photo_count + excluded.photo_count,
       video_count = user_events.video_count + excluded.video_count`;

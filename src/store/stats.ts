@@ -67,11 +67,16 @@ type StatsRow = {
   categories: CategoryTally[];
 };
 
+/** First or latest event `f` as `{id, name, startsAtLocal}`: its name is the one fact not copied. */
+const eventRef = sql`json_build_object(
+  'id', f.id, 'name', (select name from events where id = f.id), 'startsAtLocal', f.starts_at_local)`;
+
 /**
  * One statement, so every figure comes from the same snapshot and the whole answer is one round trip.
- * The user's visible events are materialized once; venues and performers are tallied by id first and
- * looked up once per distinct id, so the cost follows the user's event count, never the size of the
- * catalog or of the media table. City figures sum the venue tallies (an event has exactly one venue).
+ * The user's visible events are materialized once from user_events alone (which copies each event's
+ * start, local start, venue and licence); venues and performers are tallied by id first and looked up
+ * once per distinct id, so the cost follows the user's event count, never the size of the catalog or
+ * of the media table. City figures sum the venue tallies (an event has exactly one venue).
  *
  * Catalog rows are fetched by primary key through LATERAL subqueries with `offset 0`, which PostgreSQL
  * never flattens into joins: a join would be planned from the average user's row count, and once the
@@ -84,14 +89,9 @@ type StatsRow = {
 function statsQuery(partnerId: string, userId: string, top: number) {
   return sql`
     with visible as materialized (
-      select e.id, e.name, e.starts_at, e.starts_at_local, e.venue_id,
-             ue.media_count, ue.photo_count, ue.video_count
-      from user_events ue
-      cross join lateral (
-        select id, name, starts_at, starts_at_local, venue_id
-        from events where id = ue.event_id and licensed offset 0
-      ) e
-      where ue.user_id = ${userId} and ue.media_count > 0 and not ue.hidden
+      select event_id as id, starts_at, starts_at_local, venue_id, media_count, photo_count, video_count
+      from user_events
+      where user_id = ${userId} and media_count > 0 and not hidden and licensed
     ),
     venue_tally as materialized (
       select t.venue_id as id, t.n, ven.name, ven.city, ven.region, ven.country
@@ -128,10 +128,11 @@ function statsQuery(partnerId: string, userId: string, top: number) {
       (select count(*) from city_tally) as cities_count,
       (select count(distinct country) from venue_tally) as countries_count,
       (select count(*) from performer_tally) as performers_count,
-      (select json_build_object('id', id, 'name', name, 'startsAtLocal', starts_at_local)
-         from visible order by starts_at, id limit 1) as first_event,
-      (select json_build_object('id', id, 'name', name, 'startsAtLocal', starts_at_local)
-         from visible order by starts_at desc, id desc limit 1) as latest_event,
+      (select ${eventRef} from (select id, starts_at_local from visible order by starts_at, id limit 1) f)
+        as first_event,
+      (select ${eventRef}
+         from (select id, starts_at_local from visible order by starts_at desc, id desc limit 1) f)
+        as latest_event,
       (select coalesce(json_agg(json_build_object(
                 'id', id, 'name', name, 'category', category, 'imageUrl', image_url, 'eventsCount', n)
               order by n desc, id), '[]')

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import type { ImportReport, ImportSuccess } from "../../src/store/catalog/import.ts";
+import { type ImportReport, type ImportSuccess, importCatalog } from "../../src/store/catalog/import.ts";
+import { memoryLines } from "../../src/store/catalog/lines.ts";
 import type { Store } from "../../src/store/db.ts";
 
 /** Catalog lines and catalog-table readers shared by the import tests. */
@@ -85,4 +86,28 @@ export async function lineup(store: Store, eventId: number) {
   return store.rows<{ performer_id: number; is_headliner: boolean | null; position: number }>(
     sql`select performer_id, is_headliner, position from event_performers where event_id = ${eventId} order by position`,
   );
+}
+
+/**
+ * Re-imports one stored event with its licence changed, as an operator's catalog file would: the way a
+ * licence changes in production, so whatever copies the import keeps in step follow.
+ */
+export async function relicense(store: Store, eventId: number, licensed: boolean): Promise<void> {
+  const [stored] = await store.rows<{
+    name: string;
+    venue_id: number;
+    starts_at_local: string;
+    ends_at_local: string | null;
+  }>(sql`select name, venue_id, starts_at_local, ends_at_local from events where id = ${eventId}`);
+  if (stored === undefined) throw new Error(`event ${eventId} is not in the catalog`);
+  const billing = await store.rows<{ id: number; is_headliner: boolean | null }>(
+    sql`select performer_id as id, is_headliner from event_performers where event_id = ${eventId} order by position`,
+  );
+  const line = event(eventId, stored.venue_id, stored.starts_at_local, {
+    name: stored.name,
+    ends_at_local: stored.ends_at_local,
+    licensed,
+    performers: billing,
+  });
+  succeeded(await importCatalog(store, memoryLines([line], 1)));
 }

@@ -10,7 +10,7 @@ import {
   mergeVenues,
   prepareImport,
   recomputeInstants,
-  refreshAttendedStarts,
+  refreshAttendedCopies,
 } from "./merge.ts";
 import { type CatalogTransaction, withCatalogTransaction } from "./transaction.ts";
 
@@ -201,7 +201,7 @@ async function importInTransaction(
       const venues = await mergeVenues(tx, [...assembler.venues.values()]);
       const performers = await mergePerformers(tx, [...assembler.performers.values()]);
       await recomputeInstants(tx, [...assembler.rezonedVenues]);
-      if (merger.total.updated > 0 || assembler.rezonedVenues.size > 0) await refreshAttendedStarts(tx);
+      if (merger.total.updated > 0 || assembler.rezonedVenues.size > 0) await refreshAttendedCopies(tx);
       return {
         ok: true as const,
         lines,

@@ -235,17 +235,20 @@ export async function recomputeInstants(tx: CatalogTransaction, venueIds: readon
 }
 
 /**
- * user_events keeps a copy of each event's start instant as the history's sort key and cursor
- * position (contract §7: newest first by the event's start). An import that moves an event, or rezones
- * its venue, must move the copies in the same transaction, or the history would sort the event by its
- * old start. user_events has no index led by the event (batches would pay for it on every write), so
- * this reads user_events once, joined to the rewritten ids by hash; only imports that rewrote existing
- * events run it.
+ * user_events keeps copies of each event's start, local start, venue and licence (the history's sort
+ * key and cursor position, contract §7, and what visibility and the stats read). An import that
+ * rewrites an existing event, or rezones its venue, moves those copies in the same transaction, or a
+ * history would sort the event by its old start and the stats count it at its old venue. user_events
+ * has no index led by the event (batches would pay for it on every write), so this reads user_events
+ * once, joined to the rewritten ids by hash; only imports that rewrote existing events run it.
  */
-export async function refreshAttendedStarts(tx: CatalogTransaction): Promise<void> {
-  await tx.query(`update user_events ue set starts_at = e.starts_at
+export async function refreshAttendedCopies(tx: CatalogTransaction): Promise<void> {
+  await tx.query(`update user_events ue set starts_at = e.starts_at, starts_at_local = e.starts_at_local,
+      venue_id = e.venue_id, licensed = e.licensed
     from (select distinct id from stage_rewritten) r join events e on e.id = r.id
-    where ue.event_id = r.id and ue.starts_at <> e.starts_at`);
+    where ue.event_id = r.id
+      and (ue.starts_at, ue.starts_at_local, ue.venue_id, ue.licensed)
+        is distinct from (e.starts_at, e.starts_at_local, e.venue_id, e.licensed)`);
 }
 
 /** Running servers poll this version to learn that the catalog changed. */
