@@ -113,6 +113,15 @@ function batchWriteTests(storeOf: () => Store): void {
       { event_id: 100, media_count: 2, photo_count: 1, video_count: 1 },
       { event_id: 102, media_count: 1, photo_count: 1, video_count: 0 },
     ]);
+    const copies = await store.rows<{ event_id: number; copied: boolean }>(sql`
+      select ue.event_id, (ue.starts_at, ue.starts_at_local, ue.venue_id, ue.licensed)
+        = (e.starts_at, e.starts_at_local, e.venue_id, e.licensed) as copied
+      from user_events ue join events e on e.id = ue.event_id
+      where ue.user_id = ${userId}::uuid order by ue.event_id`);
+    expect(copies).toEqual([
+      { event_id: 100, copied: true },
+      { event_id: 102, copied: true },
+    ]);
     expect((await mediaOf(store, neighbour)).map((m) => m.media_id)).toEqual(["a", "b"]);
     expect(await countsOf(store, neighbour)).toEqual([
       { event_id: 100, media_count: 2, photo_count: 2, video_count: 0 },
