@@ -1,7 +1,8 @@
 -- user_events carries copies of the event facts that decide visibility, order and the stats' tallies,
 -- so history pages and stats need no key lookup into events per attended event. Existing rows are
--- filled from events before the columns become NOT NULL; the history index now also requires the
--- licence, so its predicate is the whole visibility rule.
+-- filled from events before the columns become NOT NULL, the start instant too (imports before this
+-- one did not move it when an event moved); the history index now also requires the licence, so its
+-- predicate is the whole visibility rule.
 DROP INDEX "user_events_history_idx";--> statement-breakpoint
 ALTER TABLE "user_events" ADD COLUMN "starts_at_local" text;--> statement-breakpoint
 ALTER TABLE "user_events" ADD COLUMN "venue_id" integer;--> statement-breakpoint
