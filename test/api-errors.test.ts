@@ -237,14 +237,26 @@ describe("request bodies", () => {
     }
   });
 
+  test("any id in the UUID format is well-formed, whatever its version and variant bits: unknown is 404", async () => {
+    for (const unknown of [
+      "12345678-1234-1234-1234-123456789012",
+      "AAAAAAAA-AAAA-AAAA-AAAA-AAAAAAAAAAAA",
+      "3f2504e0-4f89-91d3-7a0c-0305e82c3301",
+    ]) {
+      for (const route of userRoutes(unknown)) {
+        const response = await server.call(route.method, route.path, { key: keys.sandbox, body: route.body });
+        expectError(response, "user_not_found");
+      }
+    }
+  });
+
   test("a malformed user_id or event_id is invalid_request", async () => {
     for (const bad of [
       "not-a-uuid",
       "3f2504e0-4f89-41d3-9a0c-0305e82c330",
       "3f2504e04f8941d39a0c0305e82c3301",
-      // Hex in the right places but no RFC version (9) or variant (c is fine, 7 is not).
-      "3f2504e0-4f89-91d3-9a0c-0305e82c3301",
-      "3f2504e0-4f89-41d3-7a0c-0305e82c3301",
+      "3f2504e0-4f89-41d3-9a0c-0305e82c330g",
+      "{3f2504e0-4f89-41d3-9a0c-0305e82c3301}",
       "%00",
     ]) {
       for (const route of userRoutes(bad)) {

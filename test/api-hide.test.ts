@@ -119,9 +119,24 @@ describe("hide and unhide", () => {
   });
 
   test("a malformed event_id is invalid_request", async () => {
-    for (const eventId of ["0", "-1", "abc", "1.5", "2147483648", "01x", "%31%00"]) {
+    for (const eventId of ["0", "-1", "abc", "1.5", "1e3", "01x", "%31%00"]) {
       const response = await hide(eventId);
       expect([eventId, response.status, response.body.error.code]).toEqual([eventId, 400, "invalid_request"]);
+    }
+  });
+
+  test("an event id past the catalog's id range is well-formed and names no event", async () => {
+    for (const eventId of ["2147483648", "99999999999", "123456789012345678901234567890"]) {
+      for (const call of [hide, unhide]) {
+        const response = await call(eventId);
+        expect([eventId, response.status, response.body.error.code]).toEqual([
+          eventId,
+          404,
+          "event_not_found",
+        ]);
+      }
+      const unknown = await hide(eventId, key, "7c9e6679-7425-40de-944b-e07fc1f90ae7");
+      expect([unknown.status, unknown.body.error.code]).toEqual([404, "user_not_found"]);
     }
   });
 

@@ -128,6 +128,18 @@ describe("time window [start - 120 min, end + 60 min], edges inclusive", () => {
       }),
     ).toEqual({ lastMs: [21, 2], after: NONE });
   });
+
+  test("a fraction finer than the millisecond still counts: 100 ns past the end is outside", async () => {
+    expect(
+      await matchAll({
+        lastNs: { at: "2025-01-11T02:00:00.000000000Z", where: V.plain },
+        afterNs: { at: "2025-01-11T02:00:00.0000001Z", where: V.plain },
+        afterUs: { at: "2025-01-10T23:00:00.000001Z", where: V.small },
+        beforeNs: { at: "2025-01-10T17:59:59.9999999Z", where: V.plain },
+        firstNs: { at: "2025-01-10T18:00:00.000000000Z", where: V.plain },
+      }),
+    ).toEqual({ lastNs: [11, 1], afterNs: NONE, afterUs: NONE, beforeNs: NONE, firstNs: [11, 1] });
+  });
 });
 
 describe("best candidate", () => {

@@ -106,6 +106,17 @@ describe("request-level validation", () => {
     expect(response.body.matched).toBe(1);
   });
 
+  test("an id's length is counted in characters: 255 emoji pass, 256 are max_length", async () => {
+    const userId = await newUser();
+    const emoji = "\u{1F600}";
+    const accepted = await sendMedia(server, key, userId, [photo(emoji.repeat(255), DURING_100, AT_VENUE_1)]);
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.matches[0].media_id).toBe(emoji.repeat(255));
+    const refused = await sendMedia(server, key, userId, [photo(emoji.repeat(256), DURING_100, AT_VENUE_1)]);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details.items).toEqual([{ index: 0, field: "id", reason: "max_length" }]);
+  });
+
   test("empty media array is 400 empty_batch", async () => {
     const userId = await newUser();
     const response = await sendMedia(server, key, userId, []);

@@ -5,7 +5,7 @@ import type { AppDeps } from "./app.ts";
 import { ApiError, errorResponses } from "./errors.ts";
 import { partnerOf } from "./gate.ts";
 import { requireUser } from "./requireUser.ts";
-import { JSON_BODY, UserEventPath } from "./userPaths.ts";
+import { catalogEventId, JSON_BODY, UserEventPath } from "./userPaths.ts";
 
 /** Neither operation takes input; a body, when sent, must still be a JSON object (unknown fields ignored). */
 const NoInput = t.Object({});
@@ -22,10 +22,11 @@ const options = (summary: string) => ({
 
 /** Contract §8: hide or unhide one event of a user's history; idempotent. */
 export function hidingResource({ store }: AppDeps) {
-  async function setHidden(request: Request, userId: string, eventId: number, hidden: boolean) {
+  async function setHidden(request: Request, userId: string, eventIdParam: string, hidden: boolean) {
     const { partnerId } = partnerOf(request);
     await requireUser(store, partnerId, userId);
-    if (!(await setEventHidden(store, userId, eventId, hidden))) {
+    const eventId = catalogEventId(eventIdParam);
+    if (eventId === null || !(await setEventHidden(store, userId, eventId, hidden))) {
       throw new ApiError("event_not_found", "This user has no kept media at this event.");
     }
     return { event_id: eventId, hidden };

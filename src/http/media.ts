@@ -12,7 +12,7 @@ import type { AppDeps } from "./app.ts";
 import { errorResponses } from "./errors.ts";
 import { EventBody, finishedJson, toEventBody } from "./eventMappers.ts";
 import { partnerOf } from "./gate.ts";
-import { type AcceptedItem, classifyItems, type Rejection, utcText } from "./mediaItems.ts";
+import { type AcceptedItem, classifyItems, matchInstantMs, type Rejection, utcText } from "./mediaItems.ts";
 import { checkMediaBatch, MediaBatchBody, type MediaItem } from "./mediaSchema.ts";
 import { userNotFound } from "./requireUser.ts";
 import { JSON_BODY, UserPath } from "./userPaths.ts";
@@ -95,7 +95,7 @@ export async function ingestMediaBatch(
           accepted.map((item) => ({
             latitude: item.latitude,
             longitude: item.longitude,
-            takenAtMs: item.takenAt.ms,
+            takenAtMs: matchInstantMs(item.takenAt),
           })),
         );
   if (candidates.length !== accepted.length) {

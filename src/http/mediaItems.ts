@@ -104,6 +104,17 @@ export function parseTakenAt(text: string): TakenAt | null {
 }
 
 /**
+ * The instant the matcher compares with window bounds, in milliseconds. The bounds are whole
+ * milliseconds (catalog times have whole seconds), so an instant with a remainder below the millisecond
+ * lies strictly between two of them: half a millisecond above its floor keeps it after a bound it
+ * passes by 100 ns (a window's end) and before the next one, where the floor alone would put it on
+ * the bound and inside the window.
+ */
+export function matchInstantMs({ ms, fraction }: TakenAt): number {
+  return fraction.length > 3 && Number(fraction.slice(3)) > 0 ? ms + 0.5 : ms;
+}
+
+/**
  * The instant as RFC 3339 UTC text with every fraction digit sent, for the store. Built only for the
  * items a batch keeps (a few in a hundred): formatting every accepted item cost more than parsing it.
  */

@@ -3,6 +3,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import { t } from "elysia";
 import { ApiError } from "./errors.ts";
+import { MEDIA_ID_FORMAT, MEDIA_ID_MAX_CHARACTERS } from "./formats.ts";
 import { type Issue, type IssueReason, invalidRequest, type ValidationTranslator } from "./validation.ts";
 
 /** Spec §8: a batch carries 1 to 200 items; more is 413 invalid_batch_size. */
@@ -14,7 +15,11 @@ export const MAX_BATCH_ITEMS = 200;
  * rejection of contract §4 rather than a request-level type error.
  */
 export const MediaItem = t.Object({
-  id: t.String({ minLength: 1, maxLength: 255 }),
+  id: t.String({
+    minLength: 1,
+    format: MEDIA_ID_FORMAT,
+    description: `At most ${MEDIA_ID_MAX_CHARACTERS} characters (Unicode code points)`,
+  }),
   taken_at: t.Optional(t.String({ description: "RFC 3339 with Z or a numeric offset" })),
   latitude: t.Optional(t.Number()),
   longitude: t.Optional(t.Number()),
@@ -53,6 +58,10 @@ function reasonOf(error: ValueError): IssueReason {
       return "required";
     case ValueErrorType.StringMaxLength:
       return "max_length";
+    case ValueErrorType.StringFormat:
+      return KindGuard.IsString(error.schema) && error.schema.format === MEDIA_ID_FORMAT
+        ? "max_length"
+        : "type";
     case ValueErrorType.NumberMinimum:
       return "range";
     case ValueErrorType.Union:

@@ -1,4 +1,5 @@
 import type { Budget } from "../limits/index.ts";
+import { POSITIVE_INTEGER, UUID } from "./formats.ts";
 
 /** What the gate enforces for a route before the framework parses anything (contract §2). */
 export type RoutePolicy = {
@@ -25,13 +26,14 @@ export const routePolicies: Record<string, RoutePolicy> = {
   "POST /v1/users/:user_id/events/:event_id/unhide": { auth: true, budget: "write" },
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const POSITIVE_INT = /^[1-9][0-9]{0,9}$/;
-
-/** Path parameters the gate validates (contract §2 step 5). */
+/**
+ * Path parameters the gate validates (contract §2 step 5). Any positive integer is a well-formed event
+ * id, however large: one past the catalog's id range names no event, which is a 404 after the user
+ * lookup, not a malformed path.
+ */
 const paramRules: Record<string, (value: string) => boolean> = {
   user_id: (value) => UUID.test(value),
-  event_id: (value) => POSITIVE_INT.test(value) && Number(value) <= 2_147_483_647,
+  event_id: (value) => POSITIVE_INTEGER.test(value),
 };
 
 /** A segment with broken percent-encoding decodes to "", which every parameter rule refuses. */

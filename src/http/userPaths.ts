@@ -1,13 +1,26 @@
 import { t } from "elysia";
+import { POSITIVE_INTEGER } from "./formats.ts";
 
 /** Path parameters of user-scoped routes. The gate already refused malformed ones (contract §2 step 5). */
 export const UserPath = t.Object({ user_id: t.String({ format: "uuid" }) });
 
-/** elysia's `t.Integer` turns the path segment into a number; the gate admitted only positive int32 digits. */
+/**
+ * The event id stays text: any positive integer is well-formed (the gate checked the same pattern), and
+ * one beyond the catalog's id range, which a number could not even hold exactly, names no event.
+ */
 export const UserEventPath = t.Object({
   user_id: t.String({ format: "uuid" }),
-  event_id: t.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+  event_id: t.String({ pattern: POSITIVE_INTEGER.source, description: "A positive integer" }),
 });
+
+/** The largest catalog id (ids are PostgreSQL integers); a larger event id names no event. */
+const LARGEST_EVENT_ID = 2_147_483_647;
+
+/** The catalog id an `event_id` path parameter names, or null when it is past every catalog id. */
+export function catalogEventId(eventIdParam: string): number | null {
+  const id = Number(eventIdParam);
+  return id <= LARGEST_EVENT_ID ? id : null;
+}
 
 /**
  * `parse` option of routes with a JSON body. The gate has parsed the body already (app.ts hands it over
