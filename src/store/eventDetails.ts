@@ -56,7 +56,7 @@ const performersJson = sql`
    where ep.event_id = e.id)`;
 
 /**
- * One range scan of media_event_user_idx, oldest capture first, the id breaking ties. Items are arrays,
+ * One range scan of media_user_event_time_idx, oldest capture first, the id breaking ties. Items are arrays,
  * not objects: a page holds hundreds, and building an object per item was a fifth of the statement's
  * time. The instant goes out as whole epoch milliseconds, floored: what a JavaScript Date keeps of a
  * microsecond timestamp.
