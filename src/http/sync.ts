@@ -7,9 +7,14 @@ import { partnerOf } from "./gate.ts";
 import { userNotFound } from "./requireUser.ts";
 import { JSON_BODY, UserPath } from "./userPaths.ts";
 
+/**
+ * Contract §6: `photos_processed`, when sent, must be an integer >= 0. Null is not an integer, so it is
+ * refused like any other wrong type rather than read as "omitted".
+ */
 const SyncCompleteBody = t.Object({
   photos_processed: t.Optional(
-    t.Union([Type.Integer({ minimum: 0 }), t.Null()], {
+    Type.Integer({
+      minimum: 0,
       description:
         "Assets the scan examined; 0 = the scan did not complete; omitted = inferred from what was sent",
     }),
