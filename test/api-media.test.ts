@@ -179,6 +179,15 @@ describe("request-level validation", () => {
     ]);
   });
 
+  test("an unknown member beside media is ignored", async () => {
+    const userId = await newUser();
+    const response = await server.call("POST", `/v1/users/${userId}/media`, {
+      key,
+      body: { media: [photo("a", DURING_100, AT_VENUE_1)], batch_note: "scan 3 of 7" },
+    });
+    expect([response.status, response.body.matched]).toEqual([200, 1]);
+  });
+
   test("an unknown user, or another partner's user, is 404 user_not_found after the body passed", async () => {
     const userId = await newUser();
     const unknown = await sendMedia(server, key, crypto.randomUUID(), [photo("a", DURING_100)]);

@@ -140,6 +140,16 @@ describe("POST /v1/users", () => {
     expect((await stored(a.body.user_id))?.phone_number).toBeNull();
   });
 
+  test("unknown members, at the top or in the address, are ignored and never stored", async () => {
+    const response = await create({
+      email: "unknowns@example.com",
+      nickname: "ex",
+      address: { city: "Paris", planet: "Earth" },
+    });
+    expect(response.status).toBe(201);
+    expect((await stored(response.body.user_id))?.address).toEqual({ city: "Paris" });
+  });
+
   test("null optional fields count as absent", async () => {
     const response = await create({
       email: "nulls@example.com",

@@ -62,10 +62,11 @@ export function createApp(deps: AppDeps) {
     authenticate: createAuthenticator(deps.store, deps.config.environment),
     limits: deps.limits,
   });
-  // "typebox" normalization validates the body as sent and only then drops unknown members. The
-  // default ("exactMirror") reshapes the body to the schema before validating it, which turns a wrong
-  // JSON type into an empty object or a coerced value instead of a 400 (contract §1).
-  return new Elysia({ prefix: "/v1", normalize: "typebox" })
+  // No normalization: bodies are validated as sent and handed over as sent. The default
+  // ("exactMirror") reshapes a body to the schema before validating it, which turns a wrong JSON type
+  // into an empty object or a coerced value instead of a 400 (contract §1); "typebox" validates first
+  // but then copies the body to drop unknown members, which the handlers ignore anyway (requestBody).
+  return new Elysia({ prefix: "/v1", normalize: false })
     .onRequest(async ({ request }) => {
       try {
         await gate(request);

@@ -6,9 +6,10 @@ import { ApiError, errorResponses } from "./errors.ts";
 import { partnerOf } from "./gate.ts";
 import { requireUser } from "./requireUser.ts";
 import { catalogEventId, JSON_BODY, UserEventPath } from "./userPaths.ts";
+import { requestBody } from "./validation.ts";
 
 /** Neither operation takes input; a body, when sent, must still be a JSON object (unknown fields ignored). */
-const NoInput = t.Object({});
+const NoInput = requestBody({});
 
 const HiddenState = t.Object({ event_id: Type.Integer(), hidden: t.Boolean() });
 

@@ -4,7 +4,13 @@ import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import { t } from "elysia";
 import { ApiError } from "./errors.ts";
 import { MEDIA_ID_FORMAT, MEDIA_ID_MAX_CHARACTERS } from "./formats.ts";
-import { type Issue, type IssueReason, invalidRequest, type ValidationTranslator } from "./validation.ts";
+import {
+  type Issue,
+  type IssueReason,
+  invalidRequest,
+  requestBody,
+  type ValidationTranslator,
+} from "./validation.ts";
 
 /** Spec §8: a batch carries 1 to 200 items; more is 413 invalid_batch_size. */
 export const MAX_BATCH_ITEMS = 200;
@@ -33,7 +39,7 @@ export const MediaItem = t.Object({
 });
 export type MediaItem = typeof MediaItem.static;
 
-export const MediaBatchBody = t.Object({
+export const MediaBatchBody = requestBody({
   media: t.Array(MediaItem, { minItems: 1, maxItems: MAX_BATCH_ITEMS }),
 });
 

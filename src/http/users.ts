@@ -4,7 +4,7 @@ import type { AppDeps } from "./app.ts";
 import { ApiError, errorResponses } from "./errors.ts";
 import { partnerOf } from "./gate.ts";
 import { JSON_BODY } from "./userPaths.ts";
-import { invalidRequest, type ValidationTranslator } from "./validation.ts";
+import { invalidRequest, requestBody, type ValidationTranslator } from "./validation.ts";
 
 /**
  * `local@domain.tld` once trimmed, at most 254 characters (contract §3). The lookahead bounds the
@@ -24,7 +24,7 @@ const Address = t.Object({
   country: optionalText(200),
 });
 
-const CreateUserBody = t.Object({
+const CreateUserBody = requestBody({
   email: t.String({
     pattern: EMAIL,
     description: "local@domain.tld; trimmed; the idempotency key, any case",
@@ -59,7 +59,7 @@ export const userValidation: Record<string, ValidationTranslator> = {
 
 const orNull = (value: string | null | undefined): string | null => value ?? null;
 
-/** Address members that were given; null when none was. Unknown members were stripped by the schema. */
+/** Address members that were given; null when none was. Only known members are copied: unknown ones stay behind. */
 function addressOf(address: CreateUserBody["address"]): NewUser["address"] {
   if (!address) return null;
   const given = Object.entries({

@@ -1,6 +1,18 @@
+import type { TProperties } from "@sinclair/typebox";
 import { ValueErrorType } from "@sinclair/typebox/errors";
-import type { ValidationError } from "elysia";
+import { t, type ValidationError } from "elysia";
 import { ApiError } from "./errors.ts";
+
+/**
+ * The schema of a JSON request body. Unknown members are allowed through (contract §1: ignored) and
+ * left where they are: the handlers read the members they know, field by field, so nothing unknown
+ * reaches the store or a response. Said explicitly because the framework otherwise marks a body's
+ * top-level object as closed. With the app's `normalize: false` it then neither copies the body nor
+ * deletes members from it, which on 200-item batches was 5% of the server's CPU.
+ */
+export function requestBody<T extends TProperties>(properties: T) {
+  return t.Object(properties, { additionalProperties: true });
+}
 
 /** Why a field failed, in the closed vocabulary of contract §4 (`details.items[].reason`). */
 export type IssueReason = "required" | "type" | "max_length" | "enum" | "range";
