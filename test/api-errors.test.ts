@@ -226,21 +226,12 @@ describe("request bodies", () => {
     }
   });
 
-  test("a well-formed UUID of any version, and the nil UUID, is looked up: user_not_found", async () => {
+  test("any id in the UUID format, whatever its version and variant bits, is looked up: user_not_found", async () => {
     for (const unknown of [
       "3f2504e0-4f89-11d3-9a0c-0305e82c3301",
       "3F2504E0-4F89-81D3-BA0C-0305E82C3301",
       "00000000-0000-0000-0000-000000000000",
-    ]) {
-      const response = await server.call("GET", `/v1/users/${unknown}/stats`, { key: keys.sandbox });
-      expectError(response, "user_not_found");
-    }
-  });
-
-  test("any id in the UUID format is well-formed, whatever its version and variant bits: unknown is 404", async () => {
-    for (const unknown of [
       "12345678-1234-1234-1234-123456789012",
-      "AAAAAAAA-AAAA-AAAA-AAAA-AAAAAAAAAAAA",
       "3f2504e0-4f89-91d3-7a0c-0305e82c3301",
     ]) {
       for (const route of userRoutes(unknown)) {
