@@ -167,6 +167,11 @@ describe("GET /v1/users/{user_id}/events", () => {
     }
   });
 
+  test("an unknown query parameter is ignored (a cache-busting _= say)", async () => {
+    const response = await history(pagingUser, "?_=1700000000&limit=2");
+    expect([response.status, response.body.events.length]).toEqual([200, 2]);
+  });
+
   test("a user without history gets an empty first page", async () => {
     const userId = await createUser(server, key, "empty@example.com");
     expect((await history(userId)).body).toEqual({

@@ -134,6 +134,11 @@ describe("GET /v1/users/{user_id}/stats", () => {
     });
   });
 
+  test("an unknown query parameter is ignored (a cache-busting _= say)", async () => {
+    const userId = await createUser(key, "cachebust@example.com");
+    expect((await statsOf(userId, "?_=1700000000")).status).toBe(200);
+  });
+
   test("counts only visible events: licensed, not hidden, with kept media", async () => {
     const { status, body } = await statsOf(fan);
     expect(status).toBe(200);

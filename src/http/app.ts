@@ -65,7 +65,7 @@ export function createApp(deps: AppDeps) {
   // No normalization: bodies are validated as sent and handed over as sent. The default
   // ("exactMirror") reshapes a body to the schema before validating it, which turns a wrong JSON type
   // into an empty object or a coerced value instead of a 400 (contract §1); "typebox" validates first
-  // but then copies the body to drop unknown members, which the handlers ignore anyway (requestBody).
+  // but then copies the body to drop unknown members, which the handlers ignore anyway (openObject).
   return new Elysia({ prefix: "/v1", normalize: false })
     .onRequest(async ({ request }) => {
       try {

@@ -9,6 +9,7 @@ import { EventBody, finishedJson, toEventBody } from "./eventMappers.ts";
 import { partnerOf } from "./gate.ts";
 import { userNotFound } from "./requireUser.ts";
 import { UserPath } from "./userPaths.ts";
+import { openObject } from "./validation.ts";
 
 const DEFAULT_LIMIT = 25;
 
@@ -16,7 +17,7 @@ const DEFAULT_LIMIT = 25;
  * Query values are matched as text: the framework's number and boolean coercion would let `1e1`, `0x10`,
  * ` 5` or `+5` through, and the contract wants anything but a plain 1..100 and `true`/`false` refused.
  */
-const HistoryQuery = t.Object({
+const HistoryQuery = openObject({
   limit: t.Optional(
     t.String({ pattern: "^(100|[1-9][0-9]?)$", description: "Integer 1 to 100, default 25" }),
   ),

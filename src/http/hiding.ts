@@ -6,10 +6,10 @@ import { ApiError, errorResponses } from "./errors.ts";
 import { partnerOf } from "./gate.ts";
 import { requireUser } from "./requireUser.ts";
 import { catalogEventId, JSON_BODY, UserEventPath } from "./userPaths.ts";
-import { requestBody } from "./validation.ts";
+import { openObject } from "./validation.ts";
 
 /** Neither operation takes input; a body, when sent, must still be a JSON object (unknown fields ignored). */
-const NoInput = requestBody({});
+const NoInput = openObject({});
 
 const HiddenState = t.Object({ event_id: Type.Integer(), hidden: t.Boolean() });
 

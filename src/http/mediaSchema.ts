@@ -8,7 +8,7 @@ import {
   type Issue,
   type IssueReason,
   invalidRequest,
-  requestBody,
+  openObject,
   type ValidationTranslator,
 } from "./validation.ts";
 
@@ -39,7 +39,7 @@ export const MediaItem = t.Object({
 });
 export type MediaItem = typeof MediaItem.static;
 
-export const MediaBatchBody = requestBody({
+export const MediaBatchBody = openObject({
   media: t.Array(MediaItem, { minItems: 1, maxItems: MAX_BATCH_ITEMS }),
 });
 

@@ -8,6 +8,7 @@ import { finishedJson } from "./eventMappers.ts";
 import { partnerOf } from "./gate.ts";
 import { userNotFound } from "./requireUser.ts";
 import { UserPath } from "./userPaths.ts";
+import { openObject } from "./validation.ts";
 
 const DEFAULT_TOP = 5;
 
@@ -15,7 +16,7 @@ const DEFAULT_TOP = 5;
  * `top` in plain decimal, 1 to 50. A string pattern rather than a coerced integer, because coercion
  * would also take `0x10`, `1e1` or ` 5`, and a partner's typo deserves a 400, not a guess.
  */
-const StatsQuery = t.Object({
+const StatsQuery = openObject({
   top: t.Optional(
     t.String({
       pattern: "^(?:[1-9]|[1-4][0-9]|50)$",

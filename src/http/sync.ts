@@ -6,13 +6,13 @@ import { errorResponses } from "./errors.ts";
 import { partnerOf } from "./gate.ts";
 import { userNotFound } from "./requireUser.ts";
 import { JSON_BODY, UserPath } from "./userPaths.ts";
-import { requestBody } from "./validation.ts";
+import { openObject } from "./validation.ts";
 
 /**
  * Contract §6: `photos_processed`, when sent, must be an integer >= 0. Null is not an integer, so it is
  * refused like any other wrong type rather than read as "omitted".
  */
-const SyncCompleteBody = requestBody({
+const SyncCompleteBody = openObject({
   photos_processed: t.Optional(
     Type.Integer({
       minimum: 0,

@@ -4,7 +4,7 @@ import type { AppDeps } from "./app.ts";
 import { ApiError, errorResponses } from "./errors.ts";
 import { partnerOf } from "./gate.ts";
 import { JSON_BODY } from "./userPaths.ts";
-import { invalidRequest, requestBody, type ValidationTranslator } from "./validation.ts";
+import { invalidRequest, openObject, type ValidationTranslator } from "./validation.ts";
 
 /**
  * `local@domain.tld` once trimmed, at most 254 characters (contract §3). The lookahead bounds the
@@ -24,7 +24,7 @@ const Address = t.Object({
   country: optionalText(200),
 });
 
-const CreateUserBody = requestBody({
+const CreateUserBody = openObject({
   email: t.String({
     pattern: EMAIL,
     description: "local@domain.tld; trimmed; the idempotency key, any case",

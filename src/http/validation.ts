@@ -4,13 +4,14 @@ import { t, type ValidationError } from "elysia";
 import { ApiError } from "./errors.ts";
 
 /**
- * The schema of a JSON request body. Unknown members are allowed through (contract §1: ignored) and
- * left where they are: the handlers read the members they know, field by field, so nothing unknown
- * reaches the store or a response. Said explicitly because the framework otherwise marks a body's
- * top-level object as closed. With the app's `normalize: false` it then neither copies the body nor
- * deletes members from it, which on 200-item batches was 5% of the server's CPU.
+ * The schema of what a request sends: its JSON body or its query string. Unknown members are allowed
+ * through (contract §1: ignored; a query's cache-busting `_=` as well) and left where they are: the
+ * handlers read the members they know, field by field, so nothing unknown reaches the store or a
+ * response. Said explicitly because the framework otherwise closes the top-level object. With the
+ * app's `normalize: false` it then neither copies the input nor deletes members from it, which on
+ * 200-item batches was 5% of the server's CPU.
  */
-export function requestBody<T extends TProperties>(properties: T) {
+export function openObject<T extends TProperties>(properties: T) {
   return t.Object(properties, { additionalProperties: true });
 }
 
