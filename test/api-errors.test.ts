@@ -205,7 +205,7 @@ describe("request bodies", () => {
     expect(response.status).toBe(201);
   });
 
-  test("malformed JSON, invalid UTF-8 and U+0000 in a string are invalid_request on every POST", async () => {
+  test("malformed JSON, invalid UTF-8, U+0000 or an unpaired surrogate in a string are invalid_request on every POST", async () => {
     const bodies: (string | Uint8Array)[] = [
       "{",
       "{'email': 'a@b.co'}",
@@ -215,6 +215,9 @@ describe("request bodies", () => {
       '{"email": "a\\u0000@b.co"}',
       '{"first_name": "x\\u0000", "email": "nul@b.co"}',
       '{"address": {"city": "\\u0000"}, "email": "nul@b.co"}',
+      '{"email": "s\\ud800@b.co"}',
+      '{"email": "lone@b.co", "address": {"line1": "\\udc00"}}',
+      '{"email": "lone@b.co", "first_name": "\\uDBFF\\uDBFF\\uDFFF"}',
     ];
     for (const route of postRoutes(userId)) {
       for (const rawBody of bodies) {
@@ -224,6 +227,15 @@ describe("request bodies", () => {
         );
       }
     }
+  });
+
+  test("a surrogate pair written as escapes is a character like any other", async () => {
+    const response = await server.call("POST", "/v1/users", {
+      key: keys.sandbox,
+      rawBody: '{"email": "pair@b.co", "first_name": "\\ud83d\\ude00"}',
+      headers: json,
+    });
+    expect(response.status).toBe(201);
   });
 
   test("any id in the UUID format, whatever its version and variant bits, is looked up: user_not_found", async () => {

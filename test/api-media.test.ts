@@ -179,6 +179,24 @@ describe("request-level validation", () => {
     ]);
   });
 
+  test("an id or another string with an unpaired surrogate is invalid_media_item, and nothing is stored", async () => {
+    const userId = await newUser();
+    const response = await sendMedia(server, key, userId, [
+      photo("fine", DURING_100, AT_VENUE_1),
+      photo("\ud800", DURING_100, AT_VENUE_1),
+    ]);
+    expect(response.status).toBe(400);
+    expect(response.body.error.details.items).toEqual([{ index: 1, field: "id", reason: "type" }]);
+    const thumbnail = await sendMedia(server, key, userId, [
+      photo("thumb", DURING_100, AT_VENUE_1, { thumbnail_url: "https://x.example/\udfff.jpg" }),
+    ]);
+    expect(thumbnail.body.error.details.items).toEqual([
+      { index: 0, field: "thumbnail_url", reason: "type" },
+    ]);
+    const history = await server.call("GET", `/v1/users/${userId}/events`, { key });
+    expect(history.body.total).toBe(0);
+  });
+
   test("an unknown member beside media is ignored", async () => {
     const userId = await newUser();
     const response = await server.call("POST", `/v1/users/${userId}/media`, {

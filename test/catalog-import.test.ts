@@ -177,14 +177,17 @@ function importSuite(driver: string, open: () => Promise<{ store: Store; close()
           JSON.stringify({ type: "stage", id: 1 }),
           event(203, 3, "2025-05-01T20:00:00", { ends_at_local: "2025-05-01T19:00:00" }),
           event(204, 3, "2025-05-01T20:00:00", { name: "nul \u0000 inside" }),
+          event(205, 3, "2025-05-01T20:00:00", { name: "lone \ud800 surrogate" }),
+          event(206, 3, "2025-05-01T20:00:00", { name: "pair \ud83c\udfb8 is fine" }),
         ],
         2,
         1,
       );
       expect(report.ok).toBe(false);
       if (report.ok) return;
-      expect(report.errors.map((e) => e.line)).toEqual([2, 4, 5, 6, 7, 9, 10, 11]);
-      expect(report.errorCount).toBe(8);
+      expect(report.errors.map((e) => e.line)).toEqual([2, 4, 5, 6, 7, 9, 10, 11, 12]);
+      expect(report.errorCount).toBe(9);
+      expect(report.errors.find((e) => e.line === 12)?.message).toContain("unpaired surrogate");
       expect(report.errors.find((e) => e.line === 5)?.message).toContain("venue 99");
       expect(report.errors.find((e) => e.line === 7)?.message).toContain("performer 404");
       expect(await eventRows(store)).toEqual(before);

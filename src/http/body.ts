@@ -32,17 +32,27 @@ async function readCapped(request: Request, overflow: () => ApiError): Promise<U
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** A parsed body, and whether its text could hold a U+0000 string at all (see `readJsonBody`). */
-export type JsonBody = { value: unknown; mayHoldNul: boolean };
+/** A parsed body, and whether its text could hold a malformed string at all (see `readJsonBody`). */
+export type JsonBody = { value: unknown; mayHoldMalformed: boolean };
+
+/**
+ * The escapes that can put a malformed string into parsed JSON: `\u0000`, and a surrogate (`\uD800` to
+ * `\uDFFF`, hex digits in either case), which is malformed when unpaired. The `u` of an escape is
+ * lowercase in JSON.
+ */
+const RISKY_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
 
 /**
  * Contract §2 steps 6 and 7 in their order: a non-empty body must be JSON by Content-Type (415), fit
  * the cap (413), be valid UTF-8 and parse (400). An empty body counts as `{}`. A declared length is
  * judged before reading, so an oversized upload is refused without being received.
  *
- * JSON has one way to put U+0000 in a string, the escape `\u0000` (a raw control character is invalid
- * JSON, and the `u` of an escape is lowercase), so a text without it needs no walk of the parsed value
- * looking for one (`findNulString`): a full walk costs as much as the parse on a 200-item batch.
+ * A string holding U+0000 or an unpaired surrogate is malformed input (contract §1: text is UTF-8, and
+ * neither can be stored or echoed as it came: PostgreSQL refuses U+0000 and turns a lone surrogate
+ * into U+FFFD, so two different ids would become one). Raw bytes cannot carry either (a raw control
+ * character is invalid JSON, a surrogate invalid UTF-8); only an escape can, so a text without one
+ * needs no walk of the parsed value (`findMalformedString`): a full walk costs as much as the parse
+ * on a 200-item batch.
  */
 export async function readJsonBody(request: Request): Promise<JsonBody> {
   const json = isJson(request.headers.get("content-type"));
@@ -55,7 +65,7 @@ export async function readJsonBody(request: Request): Promise<JsonBody> {
     declared > 0
       ? new Uint8Array(await request.arrayBuffer())
       : await readCapped(request, json ? tooLarge : unsupported);
-  if (bytes.byteLength === 0) return { value: {}, mayHoldNul: false };
+  if (bytes.byteLength === 0) return { value: {}, mayHoldMalformed: false };
   if (!json) throw unsupported();
   let text: string;
   try {
@@ -64,25 +74,33 @@ export async function readJsonBody(request: Request): Promise<JsonBody> {
     throw new ApiError("invalid_request", "The request body is not valid UTF-8.");
   }
   try {
-    return { value: JSON.parse(text), mayHoldNul: text.includes("\\u0000") };
+    return { value: JSON.parse(text), mayHoldMalformed: RISKY_ESCAPE.test(text) };
   } catch {
     throw new ApiError("invalid_request", "The request body is not valid JSON.");
   }
 }
 
-/** The JSON path of the first string holding U+0000, which contract §1 treats as malformed input. */
-export function findNulString(value: unknown, path: (string | number)[] = []): (string | number)[] | null {
-  if (typeof value === "string") return value.includes("\u0000") ? path : null;
+/** Whether a string holds U+0000 or a surrogate that is not half of a pair. */
+export function isMalformedString(value: string): boolean {
+  return value.includes("\u0000") || !value.isWellFormed();
+}
+
+/** The JSON path of the first malformed string (see `readJsonBody`), or null. */
+export function findMalformedString(
+  value: unknown,
+  path: (string | number)[] = [],
+): (string | number)[] | null {
+  if (typeof value === "string") return isMalformedString(value) ? path : null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = findNulString(value[i], [...path, i]);
+      const found = findMalformedString(value[i], [...path, i]);
       if (found) return found;
     }
     return null;
   }
   if (value !== null && typeof value === "object") {
     for (const [key, member] of Object.entries(value)) {
-      const found = findNulString(member, [...path, key]);
+      const found = findMalformedString(member, [...path, key]);
       if (found) return found;
     }
   }

@@ -1,6 +1,6 @@
 import type { RateLimits } from "../limits/index.ts";
 import type { Authenticator, Partner } from "./auth.ts";
-import { findNulString, readJsonBody } from "./body.ts";
+import { findMalformedString, readJsonBody } from "./body.ts";
 import { ApiError } from "./errors.ts";
 import type { RouteTable } from "./routes.ts";
 
@@ -71,21 +71,27 @@ export function createGate({ routes, authenticate, limits }: GateDeps) {
       });
     }
     if (request.method === "POST") {
-      const { value, mayHoldNul } = await readJsonBody(request);
+      const { value, mayHoldMalformed } = await readJsonBody(request);
       context.body = value;
-      if (mayHoldNul) rejectNulStrings(value);
+      if (mayHoldMalformed) rejectMalformedStrings(value);
     }
   };
 }
 
-function rejectNulStrings(body: unknown): void {
-  const path = findNulString(body);
+function rejectMalformedStrings(body: unknown): void {
+  const path = findMalformedString(body);
   if (path === null) return;
   const [root, index, field] = path;
   if (root === "media" && typeof index === "number") {
-    throw new ApiError("invalid_media_item", "A media item contains a string with U+0000.", {
-      items: [{ index, field: typeof field === "string" ? field : "item", reason: "type" }],
-    });
+    throw new ApiError(
+      "invalid_media_item",
+      "A media item contains a string with U+0000 or an unpaired surrogate.",
+      {
+        items: [{ index, field: typeof field === "string" ? field : "item", reason: "type" }],
+      },
+    );
   }
-  throw new ApiError("invalid_request", "The body contains a string with U+0000.", { field: path.join(".") });
+  throw new ApiError("invalid_request", "The body contains a string with U+0000 or an unpaired surrogate.", {
+    field: path.join("."),
+  });
 }

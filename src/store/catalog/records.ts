@@ -110,11 +110,17 @@ function firstProblem(checker: (typeof checkers)[keyof typeof checkers], value: 
   return `${field}: expected ${describe(error.schema)}, got ${JSON.stringify(error.value)}`;
 }
 
-/** PostgreSQL text cannot hold U+0000; such a string can only arrive escaped, as `\u0000`. */
-function holdsNul(value: unknown): boolean {
-  if (typeof value === "string") return value.includes("\u0000");
-  if (Array.isArray(value)) return value.some(holdsNul);
-  if (value !== null && typeof value === "object") return Object.values(value).some(holdsNul);
+/**
+ * PostgreSQL text cannot hold U+0000, and it turns an unpaired surrogate into U+FFFD (so the stored
+ * name would not be the one the file has). Either can only arrive escaped: `\u0000`, or a surrogate
+ * escape (`\uD800` to `\uDFFF`) without its other half.
+ */
+const RISKY_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
+
+function holdsMalformedString(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000") || !value.isWellFormed();
+  if (Array.isArray(value)) return value.some(holdsMalformedString);
+  if (value !== null && typeof value === "object") return Object.values(value).some(holdsMalformedString);
   return false;
 }
 
@@ -137,6 +143,8 @@ export function parseRecord(line: string): ParsedLine {
   }
   const checker = checkers[type];
   if (!checker.Check(value)) return { error: firstProblem(checker, value) };
-  if (line.includes("\\u0000") && holdsNul(value)) return { error: "a string contains U+0000" };
+  if (RISKY_ESCAPE.test(line) && holdsMalformedString(value)) {
+    return { error: "a string contains U+0000 or an unpaired surrogate" };
+  }
   return { record: value as CatalogRecord };
 }
