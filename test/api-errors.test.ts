@@ -193,6 +193,17 @@ describe("request bodies", () => {
     }
   });
 
+  test("a body far over the cap still gets the envelope, and the key is judged first", async () => {
+    const huge = `{"pad":"${"a".repeat(17 * 1024 * 1024)}"}`;
+    const refused = await server.call("POST", "/v1/users", {
+      key: keys.sandbox,
+      rawBody: huge,
+      headers: json,
+    });
+    expectError(refused, "payload_too_large");
+    expectError(await server.call("POST", "/v1/users", { rawBody: huge, headers: json }), "invalid_api_key");
+  });
+
   test("a body of exactly 2 MiB is read", async () => {
     const prefix = '{"email":"big@example.com","pad":"';
     const body = `${prefix}${"a".repeat(2 * 1024 * 1024 - prefix.length - 2)}"}`;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
 import { sql } from "drizzle-orm";
 import { routePolicies } from "../src/http/routes.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
@@ -112,6 +113,46 @@ describe("frame", () => {
       expect(response.headers.get("x-request-id")).toBeString();
     } finally {
       await server.store.rows(sql`alter table user_events_away rename to user_events`);
+    }
+  });
+});
+
+/** Sends `head` (request line and headers, CRLF-separated) as it is, and returns the status and body. */
+function rawRequest(head: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(server.baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () =>
+      socket.write(`${head}\r\nConnection: close\r\n\r\n`),
+    );
+    let text = "";
+    socket.on("data", (chunk) => {
+      text += chunk.toString();
+    });
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const [statusLine = "", ...rest] = text.split("\r\n");
+      resolve({ status: Number(statusLine.split(" ")[1]), body: rest.join("\r\n") });
+    });
+  });
+}
+
+describe("Host header", () => {
+  test("a short host, as an internal service name would be, is routed like any other", async () => {
+    for (const host of ["api", "db", "a.b", "api:80"]) {
+      const ping = await rawRequest(`GET /v1/ping HTTP/1.1\r\nHost: ${host}`);
+      expect([host, ping.status]).toEqual([host, 200]);
+      const stats = await rawRequest(
+        `GET /v1/users/${userId}/stats HTTP/1.1\r\nHost: ${host}\r\nX-PARTNER-API-KEY: ${keys.sandbox}`,
+      );
+      expect([host, stats.status]).toEqual([host, 200]);
+    }
+  });
+
+  test("a host that is no host is 400 invalid_request, not a 500", async () => {
+    for (const host of ["x:99999", "a b", "x/y"]) {
+      const response = await rawRequest(`GET /v1/ping HTTP/1.1\r\nHost: ${host}`);
+      expect([host, response.status]).toEqual([host, 400]);
+      expect(response.body).toContain('"invalid_request"');
     }
   });
 });
