@@ -119,6 +119,19 @@ describe("keys", () => {
 });
 
 describe("catalog", () => {
+  test("generate into a full device fails with a message and exit 1", async () => {
+    const child = Bun.spawn(["bun", "src/cli/index.ts", "catalog", "generate", "--events", "5"], {
+      env: { ...processEnv(), DATABASE_URL: database.url, CI: "1" },
+      stdout: Bun.file("/dev/full"),
+      stderr: "pipe",
+    });
+    const timer = setTimeout(() => child.kill(), 20_000);
+    const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+    clearTimeout(timer);
+    expect(code).toBe(1);
+    expect(stderr).toContain("cannot write the output");
+  });
+
   test("generate writes the same catalog as the library; import loads it", async () => {
     const generated = await cli(["catalog", "generate", "--events", "300", "--seed", "5"]);
     expect(generated.code).toBe(0);

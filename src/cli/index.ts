@@ -99,10 +99,13 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-// A reader that goes away early (`catalog generate | head`) is not an error worth a stack trace.
+// A reader that goes away early (`catalog generate | head`) is not an error worth a stack trace. Any
+// other failure to write (a full disk: ENOSPC) ends the command with exit 1: throwing from this
+// handler would leave a generator spinning against a stream that accepts nothing.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(0);
-  throw error;
+  process.stderr.write(`error: cannot write the output: ${error.message}\n`);
+  process.exit(1);
 });
 
 process.exitCode = await main(process.argv.slice(2));
