@@ -3,7 +3,7 @@ import { createApp, type Log } from "./http/app.ts";
 import { serve } from "./http/server.ts";
 import { createRateLimits } from "./limits/index.ts";
 import { startMatchingEngine } from "./shards/engine.ts";
-import { openStore } from "./store/db.ts";
+import { EmbeddedDatabaseBusyError, openStore } from "./store/db.ts";
 import { bootstrapDemo } from "./store/demo.ts";
 import { cursorSecretOf } from "./store/settings.ts";
 
@@ -11,6 +11,16 @@ import { cursorSecretOf } from "./store/settings.ts";
 const log: Log = (event, fields = {}) => {
   console.error(JSON.stringify({ time: new Date().toISOString(), event, ...fields }));
 };
+
+/** Serves the app, naming the address when the system refuses it (taken, or not this machine's). */
+function listen(app: ReturnType<typeof createApp>, { host, port }: Config) {
+  try {
+    return serve(app, { port, host });
+  } catch (error) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    throw Object.assign(new Error(`cannot listen on ${host}:${port}: ${String(message)}`), { code });
+  }
+}
 
 async function start(config: Config): Promise<void> {
   const store = await openStore({
@@ -33,7 +43,7 @@ async function start(config: Config): Promise<void> {
   const limits = createRateLimits(config, { store, log });
   const cursorSecret = await cursorSecretOf(store, config.cursorSecret);
   const app = createApp({ config, store, matcher, limits, cursorSecret, log });
-  const server = serve(app, { port: config.port, host: config.host });
+  const server = listen(app, config);
   console.log(`rollcall listening on http://${config.host}:${server.port}/v1`);
 
   let stopping = false;
@@ -52,9 +62,24 @@ async function start(config: Config): Promise<void> {
   process.once("SIGINT", () => void shutdown("SIGINT"));
 }
 
+/**
+ * Why the service could not start, for an operator. A bad setting, a busy embedded database and a
+ * failure the system or PostgreSQL names with a code (the port is taken, the host is not this
+ * machine's, the database does not exist) are one line; anything else is a defect and keeps its stack.
+ */
+function startFailure(error: unknown): string {
+  if (error instanceof ConfigError || error instanceof EmbeddedDatabaseBusyError) return error.message;
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === "string") return `rollcall could not start: ${error.message} (${code})`;
+    return `rollcall could not start: ${error.stack ?? error.message}`;
+  }
+  return `rollcall could not start: ${String(error)}`;
+}
+
 try {
   await start(loadConfig());
 } catch (error) {
-  console.error(error instanceof ConfigError ? error.message : error);
+  console.error(startFailure(error));
   process.exit(1);
 }

@@ -13,6 +13,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "rollcall-start-"));
 
 afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(`${dataDir}-second`, { recursive: true, force: true });
 });
 
 type Started = { child: Bun.Subprocess<"ignore", "pipe", "pipe">; baseUrl: string; output: () => string };
@@ -84,6 +85,37 @@ describe("bun src/main.ts on the embedded database", () => {
         expect(server.output()).not.toContain("Loaded a demo catalog");
         const health = await fetch(`${server.baseUrl}/health`, { headers: { "X-PARTNER-API-KEY": demoKey } });
         expect(health.status).toBe(200);
+      } finally {
+        expect(await stop(server)).toBe(0);
+      }
+    },
+    STARTUP_MS,
+  );
+
+  test(
+    "a port already taken stops the start with one line naming the address, and exit 1",
+    async () => {
+      const server = await start();
+      try {
+        const { DATABASE_URL: _url, DEMO: _demo, ...inherited } = processEnv();
+        const port = new URL(server.baseUrl).port;
+        const second = Bun.spawn(["bun", "src/main.ts"], {
+          env: {
+            ...inherited,
+            DATA_DIR: `${dataDir}-second`,
+            DEMO: "false",
+            PORT: port,
+            HOST: "127.0.0.1",
+          },
+          stdin: "ignore",
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        const [stderr, code] = await Promise.all([new Response(second.stderr).text(), second.exited]);
+        expect(code).toBe(1);
+        expect(stderr.trim().split("\n")).toEqual([
+          expect.stringContaining(`cannot listen on 127.0.0.1:${port}`),
+        ]);
       } finally {
         expect(await stop(server)).toBe(0);
       }
