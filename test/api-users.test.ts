@@ -140,6 +140,15 @@ describe("POST /v1/users", () => {
     expect((await stored(a.body.user_id))?.phone_number).toBeNull();
   });
 
+  test("length limits count characters: 200 emoji make a valid name, 201 do not", async () => {
+    const emoji = "\u{1F600}";
+    const ok = await create({ email: "emoji@example.com", first_name: emoji.repeat(200) });
+    expect(ok.status).toBe(201);
+    expect((await stored(ok.body.user_id))?.first_name).toBe(emoji.repeat(200));
+    const tooLong = await create({ email: "emoji2@example.com", address: { city: emoji.repeat(201) } });
+    expect([tooLong.status, tooLong.body.error.code]).toEqual([400, "invalid_request"]);
+  });
+
   test("unknown members, at the top or in the address, are ignored and never stored", async () => {
     const response = await create({
       email: "unknowns@example.com",

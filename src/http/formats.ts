@@ -1,4 +1,5 @@
 import { FormatRegistry } from "@sinclair/typebox";
+import { t } from "elysia";
 
 /**
  * What a `user_id` path parameter must look like (contract §2 step 5: "not a UUID" is malformed): the
@@ -9,18 +10,26 @@ import { FormatRegistry } from "@sinclair/typebox";
  */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The most characters a media item's `id` may have (spec §8), counted as Unicode code points. */
-export const MEDIA_ID_MAX_CHARACTERS = 255;
-
 /**
- * The format of a media item's `id`: at most 255 characters. A schema's maxLength counts UTF-16 code
- * units, in which a character outside the Basic Multilingual Plane (an emoji) counts twice; only a
- * string longer than the bound in code units is counted again, by code points.
+ * Length limits count characters (Unicode code points), as the documents state them. A schema's
+ * maxLength counts UTF-16 code units, in which a character outside the Basic Multilingual Plane (an
+ * emoji) counts twice, so limited strings carry a format per limit instead, `max-N-characters`; only a
+ * string longer than N code units is counted again, by code points.
  */
-export const MEDIA_ID_FORMAT = "media-id";
+const characterLimits = new Set<number>();
 
-function withinMediaIdLength(value: string): boolean {
-  return value.length <= MEDIA_ID_MAX_CHARACTERS || [...value].length <= MEDIA_ID_MAX_CHARACTERS;
+const characterFormat = (max: number) => `max-${max}-characters`;
+
+/** The maximum of a `max-N-characters` format, or null for any other format. */
+export function characterLimitOf(format: string | undefined): number | null {
+  const max = /^max-(\d+)-characters$/.exec(format ?? "")?.[1];
+  return max === undefined ? null : Number(max);
+}
+
+/** A string of at most `max` characters (and any other string options, such as minLength). */
+export function limitedString(max: number, options: { minLength?: number; description?: string } = {}) {
+  characterLimits.add(max);
+  return t.String({ ...options, format: characterFormat(max) });
 }
 
 /** An `event_id` path parameter: a positive integer in plain decimal digits, of any size. */
@@ -29,10 +38,13 @@ export const POSITIVE_INTEGER = /^[1-9][0-9]*$/;
 /**
  * Registers the string formats the schemas use, once the OpenAPI plugin has loaded. On import the plugin
  * replaces TypeBox's format checks with ones that build a Zod schema on every call; for the `uuid` of every
- * user path that was about 2% of the server's CPU on ingest. Called when the app is built, after every module has loaded, so
- * no import order can register the plugin's checks last.
+ * user path that was about 2% of the server's CPU on ingest. Called when the app is built, after every
+ * module (and so every schema with a character limit) has loaded, so no import order can register the
+ * plugin's checks last.
  */
 export function registerFormats(): void {
   FormatRegistry.Set("uuid", (value) => UUID.test(value));
-  FormatRegistry.Set(MEDIA_ID_FORMAT, withinMediaIdLength);
+  for (const max of characterLimits) {
+    FormatRegistry.Set(characterFormat(max), (value) => value.length <= max || [...value].length <= max);
+  }
 }

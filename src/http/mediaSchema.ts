@@ -3,7 +3,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import { t } from "elysia";
 import { ApiError } from "./errors.ts";
-import { MEDIA_ID_FORMAT, MEDIA_ID_MAX_CHARACTERS } from "./formats.ts";
+import { characterLimitOf, limitedString } from "./formats.ts";
 import {
   type Issue,
   type IssueReason,
@@ -21,11 +21,7 @@ export const MAX_BATCH_ITEMS = 200;
  * rejection of contract §4 rather than a request-level type error.
  */
 export const MediaItem = t.Object({
-  id: t.String({
-    minLength: 1,
-    format: MEDIA_ID_FORMAT,
-    description: `At most ${MEDIA_ID_MAX_CHARACTERS} characters (Unicode code points)`,
-  }),
+  id: limitedString(255, { minLength: 1, description: "At most 255 characters (Unicode code points)" }),
   taken_at: t.Optional(t.String({ description: "RFC 3339 with Z or a numeric offset" })),
   latitude: t.Optional(t.Number()),
   longitude: t.Optional(t.Number()),
@@ -65,7 +61,7 @@ function reasonOf(error: ValueError): IssueReason {
     case ValueErrorType.StringMaxLength:
       return "max_length";
     case ValueErrorType.StringFormat:
-      return KindGuard.IsString(error.schema) && error.schema.format === MEDIA_ID_FORMAT
+      return KindGuard.IsString(error.schema) && characterLimitOf(error.schema.format) !== null
         ? "max_length"
         : "type";
     case ValueErrorType.NumberMinimum:

@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { type CreatedUser, createUser, type NewUser } from "../store/users.ts";
 import type { AppDeps } from "./app.ts";
 import { ApiError, errorResponses } from "./errors.ts";
+import { limitedString } from "./formats.ts";
 import { partnerOf } from "./gate.ts";
 import { JSON_BODY } from "./userPaths.ts";
 import { invalidRequest, openObject, type ValidationTranslator } from "./validation.ts";
@@ -13,7 +14,7 @@ import { invalidRequest, openObject, type ValidationTranslator } from "./validat
 const EMAIL = String.raw`^\s*(?=\S{1,254}\s*$)[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+\s*$`;
 
 /** An optional member: absent and null both mean "not given". */
-const optionalText = (maxLength: number) => t.Optional(t.Union([t.String({ maxLength }), t.Null()]));
+const optionalText = (maxCharacters: number) => t.Optional(t.Union([limitedString(maxCharacters), t.Null()]));
 
 const Address = t.Object({
   line1: optionalText(200),
