@@ -190,6 +190,11 @@ describe("POST /v1/users", () => {
       { email: "a@b..co" },
       { email: "@b.co" },
       { email: "a@.co" },
+      { email: "a@b.c<script>" },
+      { email: "a,b@c.com" },
+      { email: "(a)@b.co" },
+      { email: "a@-.-" },
+      { email: "a@b!.com" },
       { email: `${"x".repeat(243)}@example.com` },
       { email: 5, first_name: 7 },
     ];
@@ -199,6 +204,17 @@ describe("POST /v1/users", () => {
     }
     const emptyBody = await server.call("POST", "/v1/users", { key: keys.sandbox, rawBody: "" });
     expect(emptyBody.body.error.code).toBe("invalid_email");
+  });
+
+  test("ordinary addresses pass: plus tags, apostrophes, internationalised domains, any case", async () => {
+    for (const email of [
+      "first.last+tag@mail.example",
+      "o'brien@x.example",
+      "ana@bücher.example",
+      "Up@Case.Example",
+    ]) {
+      expect([email, (await create({ email })).status]).toEqual([email, 201]);
+    }
   });
 
   test("an email of exactly 254 characters after trimming is accepted", async () => {

@@ -7,11 +7,17 @@ import { partnerOf } from "./gate.ts";
 import { JSON_BODY } from "./userPaths.ts";
 import { invalidRequest, openObject, type ValidationTranslator } from "./validation.ts";
 
+/** A domain label: letters (any script, for internationalised names), digits, inner hyphens. */
+const LABEL = String.raw`[A-Za-z0-9\u00a0-\uffff](?:[A-Za-z0-9\u00a0-\uffff-]*[A-Za-z0-9\u00a0-\uffff])?`;
+
 /**
  * `local@domain.tld` once trimmed, at most 254 characters (contract §3). The lookahead bounds the
- * trimmed length; the local part and every domain label are non-empty runs without whitespace or `@`.
+ * trimmed length. The local part is a run without whitespace, `@` or the characters that only a quoted
+ * or bracketed address may hold (`<>()[]\,;:"`), which no partner's sign-up form produces; the domain
+ * is two or more labels, so `a@b.c<script>` or `a@-.-` are refused while `first.last+tag@mail.example`
+ * and `ana@bücher.example` pass.
  */
-const EMAIL = String.raw`^\s*(?=\S{1,254}\s*$)[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+\s*$`;
+const EMAIL = String.raw`^\s*(?=\S{1,254}\s*$)[^\s@<>()[\]\\,;:"]+@${LABEL}(?:\.${LABEL})+\s*$`;
 
 /** An optional member: absent and null both mean "not given". */
 const optionalText = (maxCharacters: number) => t.Optional(t.Union([limitedString(maxCharacters), t.Null()]));
