@@ -145,6 +145,11 @@ describe("catalog", () => {
     expect(await count("events")).toBe(300);
   });
 
+  test("import reads what is not a regular file: /dev/null is an empty catalog", async () => {
+    const result = await cli(["catalog", "import", "/dev/null"]);
+    expect([result.code, result.stderr]).toEqual([0, ""]);
+  });
+
   test("a file with bad lines is rejected with their numbers and imports nothing", async () => {
     const file = join(dir, "bad.jsonl");
     const good = JSON.stringify({

@@ -1,3 +1,4 @@
+import { createReadStream, statSync } from "node:fs";
 /**
  * Line sources for the importer. Lines arrive in batches (one per chunk read) so the per-line loop stays
  * synchronous: an `await` per line would cost more than parsing the line.
@@ -43,6 +44,9 @@ function decodeLines(bytes: Uint8Array): Pick<LineBatch, "lines" | "invalidUtf8"
   }
 }
 
+/** Reads of what is not a regular file: a chunk is split into lines and decoded as a whole. */
+const READ_CHUNK_BYTES = 1024 * 1024;
+
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   if (a.length === 0) return b;
   const joined = new Uint8Array(a.length + b.length);
@@ -51,11 +55,21 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return joined;
 }
 
+/**
+ * The file's bytes in chunks. A regular file goes through the runtime's own file stream, the fastest
+ * reader here (one import of 500,000 events: 4.6 s of CPU, 5.6 s through node:fs); anything else
+ * (`/dev/null`, a named pipe), which that stream refuses, through node:fs.
+ */
+function fileChunks(path: string): AsyncIterable<Uint8Array> {
+  if (statSync(path).isFile()) return Bun.file(path).stream();
+  return createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
+}
+
 /** Streams a file as batches of lines, splitting on bytes so a multi-byte character never straddles chunks. */
 export async function* fileLines(path: string): AsyncGenerator<LineBatch> {
   let carry: Uint8Array = new Uint8Array(0);
   let unreported = 0;
-  for await (const chunk of Bun.file(path).stream()) {
+  for await (const chunk of fileChunks(path)) {
     unreported += chunk.byteLength;
     const bytes = concat(carry, chunk);
     const lastNewline = bytes.lastIndexOf(NEWLINE);
