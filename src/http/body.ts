@@ -81,7 +81,7 @@ export async function readJsonBody(request: Request): Promise<JsonBody> {
 }
 
 /** Whether a string holds U+0000 or a surrogate that is not half of a pair. */
-export function isMalformedString(value: string): boolean {
+function isMalformedString(value: string): boolean {
   return value.includes("\u0000") || !value.isWellFormed();
 }
 

@@ -20,10 +20,9 @@ const characterLimits = new Set<number>();
 
 const characterFormat = (max: number) => `max-${max}-characters`;
 
-/** The maximum of a `max-N-characters` format, or null for any other format. */
-export function characterLimitOf(format: string | undefined): number | null {
-  const max = /^max-(\d+)-characters$/.exec(format ?? "")?.[1];
-  return max === undefined ? null : Number(max);
+/** Whether a schema's format is a character limit (whose failure is a `max_length`, not a `type`). */
+export function isCharacterLimit(format: string | undefined): boolean {
+  return /^max-\d+-characters$/.test(format ?? "");
 }
 
 /** A string of at most `max` characters (and any other string options, such as minLength). */

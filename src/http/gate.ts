@@ -29,6 +29,18 @@ export function partnerOf(request: Request): Partner {
   return partner;
 }
 
+/**
+ * The request's URL. The runtime builds it from the Host header, so one that does not parse
+ * (`Host: x:99999`, `Host: a b`) is the client's malformed request, not a failure of ours.
+ */
+function urlOf(request: Request): URL {
+  try {
+    return new URL(request.url);
+  } catch {
+    throw new ApiError("invalid_request", "The Host header does not name a valid host.");
+  }
+}
+
 export type GateDeps = {
   routes: RouteTable;
   authenticate: Authenticator;
@@ -42,7 +54,7 @@ export type GateDeps = {
  */
 export function createGate({ routes, authenticate, limits }: GateDeps) {
   return async (request: Request): Promise<void> => {
-    const url = new URL(request.url);
+    const url = urlOf(request);
     const found = routes.match(request.method, url.pathname);
     if (found.kind === "not_found") throw new ApiError("not_found", "No such path.");
     if (found.kind === "method_not_allowed") {

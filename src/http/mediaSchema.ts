@@ -3,7 +3,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import { t } from "elysia";
 import { ApiError } from "./errors.ts";
-import { characterLimitOf, limitedString } from "./formats.ts";
+import { isCharacterLimit, limitedString } from "./formats.ts";
 import {
   type Issue,
   type IssueReason,
@@ -61,7 +61,7 @@ function reasonOf(error: ValueError): IssueReason {
     case ValueErrorType.StringMaxLength:
       return "max_length";
     case ValueErrorType.StringFormat:
-      return KindGuard.IsString(error.schema) && characterLimitOf(error.schema.format) !== null
+      return KindGuard.IsString(error.schema) && isCharacterLimit(error.schema.format)
         ? "max_length"
         : "type";
     case ValueErrorType.NumberMinimum:
