@@ -196,6 +196,17 @@ function importSuite(driver: string, open: () => Promise<{ store: Store; close()
       expect(venues?.count).toBe(2);
     });
 
+    test("name limits count characters: 1000 emoji pass, 1001 letters do not", async () => {
+      const emoji = "\u{1F3B8}";
+      succeeded(await run([event(310, 1, "2025-06-02T21:00:00", { name: emoji.repeat(1000) })]));
+      const [row] = await store.rows<{ name: string }>(sql`select name from events where id = 310`);
+      expect(row?.name).toBe(emoji.repeat(1000));
+      const report = await run([event(311, 1, "2025-06-02T21:00:00", { name: "x".repeat(1001) })]);
+      expect(report.ok).toBe(false);
+      if (report.ok) return;
+      expect(report.errors[0]?.message).toContain("at most 1000 characters");
+    });
+
     test("events may name venues and performers defined further down the file", async () => {
       const report = succeeded(
         await run(

@@ -1,4 +1,4 @@
-import { type Static, type TSchema, Type } from "@sinclair/typebox";
+import { FormatRegistry, type Static, type TSchema, Type } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 
 /**
@@ -13,14 +13,27 @@ const Id = Type.Integer({
   maximum: 2_147_483_647,
   description: "an integer from 1 to 2147483647",
 });
+/**
+ * The format of a string of at most `max` characters, counted as Unicode code points: maxLength would
+ * count UTF-16 code units, in which an emoji counts twice. Only a string longer than `max` units is
+ * counted again. Registered here, when the schemas are built: the names are the catalog's own.
+ */
+function atMostCharacters(max: number): string {
+  const format = `catalog-max-${max}-characters`;
+  if (!FormatRegistry.Has(format)) {
+    FormatRegistry.Set(format, (value) => value.length <= max || [...value].length <= max);
+  }
+  return format;
+}
+
 const Name = Type.String({
   minLength: 1,
-  maxLength: 1000,
+  format: atMostCharacters(1000),
   description: "a non-empty string of at most 1000 characters",
 });
-const nullableText = (maxLength: number) =>
-  Type.Union([Type.String({ maxLength }), Type.Null()], {
-    description: `a string of at most ${maxLength} characters, or null`,
+const nullableText = (max: number) =>
+  Type.Union([Type.String({ format: atMostCharacters(max) }), Type.Null()], {
+    description: `a string of at most ${max} characters, or null`,
   });
 
 /** Festival grounds reach a few kilometres; beyond 10 km a "venue" is a region and would match everything. */
