@@ -1,6 +1,5 @@
 import { Elysia } from "elysia";
 import { loadConfig } from "../src/config.ts";
-import { registerFormats } from "../src/http/formats.ts";
 import { MediaBatchBody } from "../src/http/mediaSchema.ts";
 
 /**
@@ -9,8 +8,6 @@ import { MediaBatchBody } from "../src/http/mediaSchema.ts";
  * on top of this is what its batches/s is measured against. Listens on PORT/HOST like the service.
  */
 const config = loadConfig();
-// The schema's string formats (the user id, the media id's length in characters), as the service has them.
-registerFormats();
 
 const app = new Elysia({ prefix: "/v1" }).post(
   "/users/:user_id/media",

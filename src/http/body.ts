@@ -1,3 +1,4 @@
+import { mayHoldUnstorableString } from "../store/text.ts";
 import { ApiError } from "./errors.ts";
 
 /** Contract §1: request bodies over 2 MiB are refused with 413 payload_too_large. */
@@ -36,23 +37,12 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 export type JsonBody = { value: unknown; mayHoldMalformed: boolean };
 
 /**
- * The escapes that can put a malformed string into parsed JSON: `\u0000`, and a surrogate (`\uD800` to
- * `\uDFFF`, hex digits in either case), which is malformed when unpaired. The `u` of an escape is
- * lowercase in JSON.
- */
-const RISKY_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
-
-/**
  * Contract §2 steps 6 and 7 in their order: a non-empty body must be JSON by Content-Type (415), fit
  * the cap (413), be valid UTF-8 and parse (400). An empty body counts as `{}`. A declared length is
  * judged before reading, so an oversized upload is refused without being received.
  *
- * A string holding U+0000 or an unpaired surrogate is malformed input (contract §1: text is UTF-8, and
- * neither can be stored or echoed as it came: PostgreSQL refuses U+0000 and turns a lone surrogate
- * into U+FFFD, so two different ids would become one). Raw bytes cannot carry either (a raw control
- * character is invalid JSON, a surrogate invalid UTF-8); only an escape can, so a text without one
- * needs no walk of the parsed value (`findMalformedString`): a full walk costs as much as the parse
- * on a 200-item batch.
+ * A string PostgreSQL would not store as sent (U+0000, an unpaired surrogate) is malformed input
+ * (contract §1); `mayHoldMalformed` says whether the text could hold one at all (see store/text.ts).
  */
 export async function readJsonBody(request: Request): Promise<JsonBody> {
   const json = isJson(request.headers.get("content-type"));
@@ -74,35 +64,8 @@ export async function readJsonBody(request: Request): Promise<JsonBody> {
     throw new ApiError("invalid_request", "The request body is not valid UTF-8.");
   }
   try {
-    return { value: JSON.parse(text), mayHoldMalformed: RISKY_ESCAPE.test(text) };
+    return { value: JSON.parse(text), mayHoldMalformed: mayHoldUnstorableString(text) };
   } catch {
     throw new ApiError("invalid_request", "The request body is not valid JSON.");
   }
-}
-
-/** Whether a string holds U+0000 or a surrogate that is not half of a pair. */
-function isMalformedString(value: string): boolean {
-  return value.includes("\u0000") || !value.isWellFormed();
-}
-
-/** The JSON path of the first malformed string (see `readJsonBody`), or null. */
-export function findMalformedString(
-  value: unknown,
-  path: (string | number)[] = [],
-): (string | number)[] | null {
-  if (typeof value === "string") return isMalformedString(value) ? path : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findMalformedString(value[i], [...path, i]);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (value !== null && typeof value === "object") {
-    for (const [key, member] of Object.entries(value)) {
-      const found = findMalformedString(member, [...path, key]);
-      if (found) return found;
-    }
-  }
-  return null;
 }

@@ -1,5 +1,6 @@
 import { FormatRegistry } from "@sinclair/typebox";
 import { t } from "elysia";
+import { characterLimitFormat } from "../store/text.ts";
 
 /**
  * What a `user_id` path parameter must look like (contract §2 step 5: "not a UUID" is malformed): the
@@ -10,25 +11,9 @@ import { t } from "elysia";
  */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/**
- * Length limits count characters (Unicode code points), as the documents state them. A schema's
- * maxLength counts UTF-16 code units, in which a character outside the Basic Multilingual Plane (an
- * emoji) counts twice, so limited strings carry a format per limit instead, `max-N-characters`; only a
- * string longer than N code units is counted again, by code points.
- */
-const characterLimits = new Set<number>();
-
-const characterFormat = (max: number) => `max-${max}-characters`;
-
-/** Whether a schema's format is a character limit (whose failure is a `max_length`, not a `type`). */
-export function isCharacterLimit(format: string | undefined): boolean {
-  return /^max-\d+-characters$/.test(format ?? "");
-}
-
-/** A string of at most `max` characters (and any other string options, such as minLength). */
+/** A string of at most `max` characters, counted as code points (see store/text.ts). */
 export function limitedString(max: number, options: { minLength?: number; description?: string } = {}) {
-  characterLimits.add(max);
-  return t.String({ ...options, format: characterFormat(max) });
+  return t.String({ ...options, format: characterLimitFormat(max) });
 }
 
 /** An `event_id` path parameter: a positive integer in plain decimal digits, of any size. */
@@ -38,12 +23,8 @@ export const POSITIVE_INTEGER = /^[1-9][0-9]*$/;
  * Registers the string formats the schemas use, once the OpenAPI plugin has loaded. On import the plugin
  * replaces TypeBox's format checks with ones that build a Zod schema on every call; for the `uuid` of every
  * user path that was about 2% of the server's CPU on ingest. Called when the app is built, after every
- * module (and so every schema with a character limit) has loaded, so no import order can register the
- * plugin's checks last.
+ * module has loaded, so no import order can register the plugin's checks last.
  */
 export function registerFormats(): void {
   FormatRegistry.Set("uuid", (value) => UUID.test(value));
-  for (const max of characterLimits) {
-    FormatRegistry.Set(characterFormat(max), (value) => value.length <= max || [...value].length <= max);
-  }
 }

@@ -1,6 +1,7 @@
 import type { RateLimits } from "../limits/index.ts";
+import { findUnstorableString } from "../store/text.ts";
 import type { Authenticator, Partner } from "./auth.ts";
-import { findMalformedString, readJsonBody } from "./body.ts";
+import { readJsonBody } from "./body.ts";
 import { ApiError } from "./errors.ts";
 import type { RouteTable } from "./routes.ts";
 
@@ -91,7 +92,7 @@ export function createGate({ routes, authenticate, limits }: GateDeps) {
 }
 
 function rejectMalformedStrings(body: unknown): void {
-  const path = findMalformedString(body);
+  const path = findUnstorableString(body);
   if (path === null) return;
   const [root, index, field] = path;
   if (root === "media" && typeof index === "number") {

@@ -2,8 +2,9 @@ import { KindGuard } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import { t } from "elysia";
+import { isCharacterLimitFormat } from "../store/text.ts";
 import { ApiError } from "./errors.ts";
-import { isCharacterLimit, limitedString } from "./formats.ts";
+import { limitedString } from "./formats.ts";
 import {
   type Issue,
   type IssueReason,
@@ -61,7 +62,7 @@ function reasonOf(error: ValueError): IssueReason {
     case ValueErrorType.StringMaxLength:
       return "max_length";
     case ValueErrorType.StringFormat:
-      return KindGuard.IsString(error.schema) && isCharacterLimit(error.schema.format)
+      return KindGuard.IsString(error.schema) && isCharacterLimitFormat(error.schema.format)
         ? "max_length"
         : "type";
     case ValueErrorType.NumberMinimum:

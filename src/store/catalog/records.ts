@@ -1,5 +1,6 @@
-import { FormatRegistry, type Static, type TSchema, Type } from "@sinclair/typebox";
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { characterLimitFormat, findUnstorableString, mayHoldUnstorableString } from "../text.ts";
 
 /**
  * The three record types of a catalog file (contract §12), one JSON object a line. Each field carries a
@@ -13,26 +14,13 @@ const Id = Type.Integer({
   maximum: 2_147_483_647,
   description: "an integer from 1 to 2147483647",
 });
-/**
- * The format of a string of at most `max` characters, counted as Unicode code points: maxLength would
- * count UTF-16 code units, in which an emoji counts twice. Only a string longer than `max` units is
- * counted again. Registered here, when the schemas are built: the names are the catalog's own.
- */
-function atMostCharacters(max: number): string {
-  const format = `catalog-max-${max}-characters`;
-  if (!FormatRegistry.Has(format)) {
-    FormatRegistry.Set(format, (value) => value.length <= max || [...value].length <= max);
-  }
-  return format;
-}
-
 const Name = Type.String({
   minLength: 1,
-  format: atMostCharacters(1000),
+  format: characterLimitFormat(1000),
   description: "a non-empty string of at most 1000 characters",
 });
 const nullableText = (max: number) =>
-  Type.Union([Type.String({ format: atMostCharacters(max) }), Type.Null()], {
+  Type.Union([Type.String({ format: characterLimitFormat(max) }), Type.Null()], {
     description: `a string of at most ${max} characters, or null`,
   });
 
@@ -123,20 +111,6 @@ function firstProblem(checker: (typeof checkers)[keyof typeof checkers], value: 
   return `${field}: expected ${describe(error.schema)}, got ${JSON.stringify(error.value)}`;
 }
 
-/**
- * PostgreSQL text cannot hold U+0000, and it turns an unpaired surrogate into U+FFFD (so the stored
- * name would not be the one the file has). Either can only arrive escaped: `\u0000`, or a surrogate
- * escape (`\uD800` to `\uDFFF`) without its other half.
- */
-const RISKY_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
-
-function holdsMalformedString(value: unknown): boolean {
-  if (typeof value === "string") return value.includes("\u0000") || !value.isWellFormed();
-  if (Array.isArray(value)) return value.some(holdsMalformedString);
-  if (value !== null && typeof value === "object") return Object.values(value).some(holdsMalformedString);
-  return false;
-}
-
 export type ParsedLine = { record: CatalogRecord } | { error: string };
 
 /** Parses and shape-checks one line; the checks that need other lines live in the assembler. */
@@ -156,7 +130,7 @@ export function parseRecord(line: string): ParsedLine {
   }
   const checker = checkers[type];
   if (!checker.Check(value)) return { error: firstProblem(checker, value) };
-  if (RISKY_ESCAPE.test(line) && holdsMalformedString(value)) {
+  if (mayHoldUnstorableString(line) && findUnstorableString(value) !== null) {
     return { error: "a string contains U+0000 or an unpaired surrogate" };
   }
   return { record: value as CatalogRecord };
