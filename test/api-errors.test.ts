@@ -117,12 +117,17 @@ describe("not_found and method_not_allowed", () => {
       ["PATCH", `/v1/users/${userId}/stats`, "GET"],
       ["GET", `/v1/users/${userId}/events/1/hide`, "POST"],
       ["DELETE", `/v1/users/${userId}/sync-complete`, "POST"],
+      ["OPTIONS", "/v1/users", "POST"],
+      ["OPTIONS", `/v1/users/${userId}/events`, "GET"],
     ];
     for (const [method, path, allow] of cases) {
       const response = await server.call(method, path);
       expectError(response, "method_not_allowed");
       expect(response.headers.get("allow")).toBe(allow);
     }
+    // A HEAD answer carries no body, so only its status and Allow header can be read.
+    const head = await fetch(`${server.baseUrl}/v1/ping`, { method: "HEAD" });
+    expect([head.status, head.headers.get("allow")]).toEqual([405, "GET"]);
   });
 });
 

@@ -68,8 +68,8 @@ describe("frame", () => {
     });
   });
 
-  test("/v1/openapi.json needs no key and documents every route with summary, tags and every status", async () => {
-    const response = await server.call("GET", "/v1/openapi.json");
+  test("/v1/openapi.json documents every route with summary, tags and every status", async () => {
+    const response = await server.call("GET", "/v1/openapi.json", { key: keys.sandbox });
     expect(response.status).toBe(200);
     const paths = response.body.paths as Record<
       string,

@@ -223,6 +223,14 @@ describe("POST /v1/users", () => {
     expect((await create({ email: `  ${email}  ` })).status).toBe(201);
   });
 
+  test("the email's 254 characters are code points: an emoji counts once", async () => {
+    const email = `\u{1F600}${"a".repeat(63)}@${"b".repeat(185)}.com`;
+    expect([...email]).toHaveLength(254);
+    expect((await create({ email })).status).toBe(201);
+    const tooLong = await create({ email: `a${email}` });
+    expect([tooLong.status, tooLong.body.error?.code]).toEqual([400, "invalid_email"]);
+  });
+
   test("wrong types and over-long optional fields are invalid_request", async () => {
     const ok = { email: "fields@example.com" };
     const bodies: unknown[] = [
@@ -246,6 +254,21 @@ describe("POST /v1/users", () => {
       const response = await create(body);
       expect([body, response.status, response.body.error?.code]).toEqual([body, 400, "invalid_request"]);
     }
+  });
+
+  test("invalid_request names every failing field and why, a nested one by its path", async () => {
+    const response = await create({
+      email: "details@example.com",
+      first_name: "\u{1F600}".repeat(201),
+      phone_number: 5551234,
+      address: { line1: "1 Main St", city: "c".repeat(201) },
+    });
+    expect([response.status, response.body.error?.code]).toEqual([400, "invalid_request"]);
+    expect(response.body.error.details.fields).toEqual([
+      { field: "first_name", reason: "max_length" },
+      { field: "phone_number", reason: "type" },
+      { field: "address.city", reason: "max_length" },
+    ]);
   });
 
   test("fields at their maximum lengths are accepted", async () => {

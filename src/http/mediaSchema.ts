@@ -1,11 +1,9 @@
-import { KindGuard } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import { t } from "elysia";
-import { isCharacterLimitFormat } from "../store/text.ts";
 import { ApiError } from "./errors.ts";
 import { limitedString } from "./formats.ts";
 import {
+  explain,
   type Issue,
   type IssueReason,
   invalidRequest,
@@ -45,42 +43,14 @@ const itemChecker = TypeCompiler.Compile(MediaItem);
 /** The members whose null means "not sent"; `id` is required, so a null id stays a type error. */
 const NULLABLE_MEMBERS = Object.keys(MediaItem.properties).filter((name) => name !== "id");
 
-/** A union of literals failing on a value of the literals' own JSON type is a value outside the enum. */
-function unionReason(error: ValueError): IssueReason {
-  if (!KindGuard.IsUnion(error.schema)) return "type";
-  const sameTypeLiteral = error.schema.anyOf.some(
-    (variant) => KindGuard.IsLiteral(variant) && typeof variant.const === typeof error.value,
-  );
-  return sameTypeLiteral ? "enum" : "type";
-}
-
-function reasonOf(error: ValueError): IssueReason {
-  switch (error.type) {
-    case ValueErrorType.ObjectRequiredProperty:
-    case ValueErrorType.StringMinLength:
-      return "required";
-    case ValueErrorType.StringMaxLength:
-      return "max_length";
-    case ValueErrorType.StringFormat:
-      return KindGuard.IsString(error.schema) && isCharacterLimitFormat(error.schema.format)
-        ? "max_length"
-        : "type";
-    case ValueErrorType.NumberMinimum:
-      return "range";
-    case ValueErrorType.Union:
-      return unionReason(error);
-    default:
-      return "type";
-  }
-}
-
 /** Every failing member of one item, each once, in schema order; a non-object item is one issue. */
 function itemIssues(item: unknown, index: number): Issue[] {
   if (itemChecker.Check(item)) return [];
   const byField = new Map<string, IssueReason>();
   for (const error of itemChecker.Errors(item)) {
-    const field = error.path.split("/")[1] ?? "";
-    if (!byField.has(field)) byField.set(field, reasonOf(error));
+    const { path, reason } = explain(error);
+    const field = path.split("/")[1] ?? "";
+    if (!byField.has(field)) byField.set(field, reason);
   }
   return [...byField].map(([field, reason]) => ({
     path: ["media", index, field === "" ? "item" : field],

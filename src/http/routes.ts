@@ -15,7 +15,7 @@ export type RoutePolicy = {
  */
 export const routePolicies: Record<string, RoutePolicy> = {
   "GET /v1/ping": { auth: false, budget: null },
-  "GET /v1/openapi.json": { auth: false, budget: null },
+  "GET /v1/openapi.json": { auth: true, budget: null },
   "GET /v1/health": { auth: true, budget: null },
   "POST /v1/users": { auth: true, budget: "write" },
   "POST /v1/users/:user_id/media": { auth: true, budget: "ingest" },

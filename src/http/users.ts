@@ -12,12 +12,13 @@ const LABEL = String.raw`[A-Za-z0-9\u00a0-\uffff](?:[A-Za-z0-9\u00a0-\uffff-]*[A
 
 /**
  * `local@domain.tld` once trimmed, at most 254 characters (contract §3). The lookahead bounds the
- * trimmed length. The local part is a run without whitespace, `@` or the characters that only a quoted
- * or bracketed address may hold (`<>()[]\,;:"`), which no partner's sign-up form produces; the domain
- * is two or more labels, so `a@b.c<script>` or `a@-.-` are refused while `first.last+tag@mail.example`
- * and `ana@bücher.example` pass.
+ * trimmed length in code points, as every limit is counted: a surrogate pair (an emoji) is one step of
+ * it, where a bare `\S{1,254}` would count its two UTF-16 units. The local part is a run without
+ * whitespace, `@` or the characters that only a quoted or bracketed address may hold (`<>()[]\,;:"`),
+ * which no partner's sign-up form produces; the domain is two or more labels, so `a@b.c<script>` or
+ * `a@-.-` are refused while `first.last+tag@mail.example` and `ana@bücher.example` pass.
  */
-const EMAIL = String.raw`^\s*(?=\S{1,254}\s*$)[^\s@<>()[\]\\,;:"]+@${LABEL}(?:\.${LABEL})+\s*$`;
+const EMAIL = String.raw`^\s*(?=(?:[\ud800-\udbff][\udc00-\udfff]|\S){1,254}\s*$)[^\s@<>()[\]\\,;:"]+@${LABEL}(?:\.${LABEL})+\s*$`;
 
 /** An optional member: absent and null both mean "not given". */
 const optionalText = (maxCharacters: number) => t.Optional(t.Union([limitedString(maxCharacters), t.Null()]));

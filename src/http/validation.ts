@@ -1,6 +1,7 @@
-import type { TProperties } from "@sinclair/typebox";
-import { ValueErrorType } from "@sinclair/typebox/errors";
+import { KindGuard, type TProperties, type TSchema } from "@sinclair/typebox";
+import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import { t, type ValidationError } from "elysia";
+import { isCharacterLimitFormat } from "../store/text.ts";
 import { ApiError } from "./errors.ts";
 
 /**
@@ -21,13 +22,17 @@ export type IssueReason = "required" | "type" | "max_length" | "enum" | "range";
 /** One schema failure, with its JSON path split into segments (`/media/3/id` -> ["media", 3, "id"]). */
 export type Issue = { path: (string | number)[]; reason: IssueReason };
 
-function reasonOf(type: ValueErrorType): IssueReason {
-  switch (type) {
+function reasonOf(error: ValueError): IssueReason {
+  switch (error.type) {
     case ValueErrorType.ObjectRequiredProperty:
     case ValueErrorType.StringMinLength:
       return "required";
     case ValueErrorType.StringMaxLength:
       return "max_length";
+    case ValueErrorType.StringFormat:
+      return KindGuard.IsString(error.schema) && isCharacterLimitFormat(error.schema.format)
+        ? "max_length"
+        : "type";
     case ValueErrorType.Literal:
       return "enum";
     case ValueErrorType.ArrayMaxItems:
@@ -44,6 +49,37 @@ function reasonOf(type: ValueErrorType): IssueReason {
   }
 }
 
+/** Whether a value has the JSON type a union's variant describes. */
+function hasTypeOf(variant: TSchema, value: unknown): boolean {
+  if (KindGuard.IsString(variant)) return typeof value === "string";
+  if (KindGuard.IsNumber(variant) || KindGuard.IsInteger(variant)) return typeof value === "number";
+  if (KindGuard.IsBoolean(variant)) return typeof value === "boolean";
+  if (KindGuard.IsArray(variant)) return Array.isArray(value);
+  if (KindGuard.IsObject(variant))
+    return value !== null && typeof value === "object" && !Array.isArray(value);
+  return false;
+}
+
+/**
+ * What a failed value is, as a path and a reason. A union only says that no variant fitted, so an
+ * optional member (`string | null`) would always fail with `type`. When the value has the JSON type
+ * of exactly one variant, that variant's first error says what is wrong (a length, or a member deep
+ * inside an object, with its own path) and stands for the union. A value of the type of a union of
+ * literals is outside the enum.
+ */
+export function explain(error: ValueError): { path: string; reason: IssueReason } {
+  if (error.type === ValueErrorType.Union && KindGuard.IsUnion(error.schema)) {
+    const variants = error.schema.anyOf;
+    if (variants.some((v) => KindGuard.IsLiteral(v) && typeof v.const === typeof error.value)) {
+      return { path: error.path, reason: "enum" };
+    }
+    const fitting = variants.flatMap((variant, i) => (hasTypeOf(variant, error.value) ? [i] : []));
+    const inner = fitting.length === 1 ? error.errors[fitting[0] ?? 0]?.First() : undefined;
+    if (inner) return explain(inner);
+  }
+  return { path: error.path, reason: reasonOf(error) };
+}
+
 function segments(path: string): (string | number)[] {
   return path
     .split("/")
@@ -55,8 +91,9 @@ function segments(path: string): (string | number)[] {
 export function issuesOf(error: ValidationError): Issue[] {
   const byPath = new Map<string, Issue>();
   for (const e of error.all) {
-    if (!("path" in e) || typeof e.path !== "string" || byPath.has(e.path)) continue;
-    byPath.set(e.path, { path: segments(e.path), reason: reasonOf(e.type) });
+    if (!("path" in e) || typeof e.path !== "string") continue;
+    const { path, reason } = explain(e);
+    if (!byPath.has(path)) byPath.set(path, { path: segments(path), reason });
   }
   return [...byPath.values()];
 }

@@ -21,6 +21,7 @@ export function userRoutes(userId: string): RouteCall[] {
 export function keyedRoutes(userId: string): RouteCall[] {
   return [
     { method: "GET", path: "/v1/health" },
+    { method: "GET", path: "/v1/openapi.json" },
     { method: "POST", path: "/v1/users", body: { email: "someone@example.com" } },
     ...userRoutes(userId),
   ];
