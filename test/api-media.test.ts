@@ -1,13 +1,10 @@
-/** POST /v1/users/{user_id}/media: request validation and the per-item rules of contract §4. */
+/** POST /v1/users/{user_id}/media: request validation (the per-item rejections: api-media-rejections). */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sendMedia } from "./support/catalogFixtures.ts";
 import {
   AT_VENUE_1,
-  AT_VENUE_2,
   DURING_100,
-  DURING_200,
   keptRows as keptOf,
-  NOWHERE,
   photo,
   startMediaServer,
   userState as stateOf,
@@ -217,108 +214,5 @@ describe("request-level validation", () => {
     const invalidFirst = await sendMedia(server, key, crypto.randomUUID(), []);
     expect(invalidFirst.body.error.code).toBe("empty_batch");
     expect(await keptRows(userId)).toEqual([]);
-  });
-});
-
-describe("per-item rejections", () => {
-  test("each rule, in its order, with the status staying 200", async () => {
-    const userId = await newUser();
-    const response = await sendMedia(server, key, userId, [
-      { id: "no-time", ...AT_VENUE_1 },
-      { id: "null-time", taken_at: null, ...AT_VENUE_1 },
-      { id: "no-lat", taken_at: DURING_100, longitude: -73.99 },
-      { id: "null-lon", taken_at: DURING_100, latitude: 40.75, longitude: null },
-      { id: "nothing" },
-      { id: "no-time-bad-lat", latitude: 100, longitude: 0 },
-      { id: "bad-time-no-lon", taken_at: "garbage", latitude: 1 },
-      photo("no-offset", "2025-07-04T21:00:00"),
-      photo("feb-30", "2024-02-30T21:00:00Z"),
-      photo("hour-24", "2025-07-04T24:00:00Z"),
-      photo("second-60", "2016-12-31T23:59:60Z"),
-      photo("minute-60", "2025-07-04T21:60:00Z"),
-      photo("year-1899", "1899-12-31T23:00:00Z"),
-      photo("year-10000", "10000-01-01T00:00:00Z"),
-      photo("date-only", "2025-07-04"),
-      photo("no-seconds", "2025-07-04T21:00Z"),
-      photo("offset-25h", "2025-07-04T21:00:00+25:00"),
-      photo("lat-high", DURING_100, { latitude: 90.000001, longitude: 0 }),
-      photo("lat-low", DURING_100, { latitude: -91, longitude: 0 }),
-      photo("lon-high", DURING_100, { latitude: 0, longitude: 180.5 }),
-      photo("lon-low", DURING_100, { latitude: 0, longitude: -181 }),
-      photo("dup", DURING_100),
-      photo("dup", DURING_200, AT_VENUE_2),
-      { id: "dup", ...AT_VENUE_1 },
-    ]);
-    expect(response.status).toBe(200);
-    const reasons = Object.fromEntries(
-      response.body.rejected.map((r: { id: string; reason: string }) => [r.id, r.reason]),
-    );
-    expect(response.body.rejected).toHaveLength(24 - 1);
-    expect(reasons).toEqual({
-      "no-time": "missing_taken_at",
-      "null-time": "missing_taken_at",
-      "no-lat": "missing_coordinates",
-      "null-lon": "missing_coordinates",
-      nothing: "missing_taken_at",
-      "no-time-bad-lat": "missing_taken_at",
-      "bad-time-no-lon": "missing_coordinates",
-      "no-offset": "invalid",
-      "feb-30": "invalid",
-      "hour-24": "invalid",
-      "second-60": "invalid",
-      "minute-60": "invalid",
-      "year-1899": "invalid",
-      "year-10000": "invalid",
-      "date-only": "invalid",
-      "no-seconds": "invalid",
-      "offset-25h": "invalid",
-      "lat-high": "invalid",
-      "lat-low": "invalid",
-      "lon-high": "invalid",
-      "lon-low": "invalid",
-      dup: "missing_taken_at",
-    });
-    expect(response.body.rejected.filter((r: { id: string }) => r.id === "dup")).toEqual([
-      { id: "dup", reason: "invalid" },
-      { id: "dup", reason: "missing_taken_at" },
-    ]);
-    expect(response.body.accepted).toBe(1);
-    expect(response.body.matches).toEqual([{ media_id: "dup", matched: true, event_id: 100, venue_id: 1 }]);
-    expect((await keptRows(userId)).map((r) => r.event_id)).toEqual([100]);
-  });
-
-  test("accepted forms of taken_at: numeric offsets, fractions, lowercase and space separators, edges", async () => {
-    const userId = await newUser();
-    const response = await sendMedia(server, key, userId, [
-      photo("offset", "2025-07-04T16:00:00-05:00"),
-      photo("fraction", "2025-07-04T21:00:00.123456789Z"),
-      photo("lower", "2025-07-04t21:00:00z"),
-      photo("space", "2025-07-04 21:00:00+00:00"),
-      photo("leap-day", "2024-02-29T12:00:00Z", NOWHERE),
-      photo("year-1900", "1900-01-01T00:00:00Z", NOWHERE),
-      photo("year-9999", "9999-12-31T23:59:59Z", NOWHERE),
-      photo("north-pole", DURING_100, { latitude: 90, longitude: -180 }),
-      photo("south-pole", DURING_100, { latitude: -90, longitude: 180 }),
-    ]);
-    expect(response.status).toBe(200);
-    expect(response.body.rejected).toEqual([]);
-    expect(response.body.accepted).toBe(9);
-    expect(response.body.matched).toBe(4);
-    const media = response.body.events[0].media;
-    expect(media.find((m: { media_id: string }) => m.media_id === "offset").taken_at).toBe(
-      "2025-07-04T21:00:00.000Z",
-    );
-    expect(media.find((m: { media_id: string }) => m.media_id === "fraction").taken_at).toBe(
-      "2025-07-04T21:00:00.123Z",
-    );
-  });
-
-  test("a batch whose items are all rejected is still 200 and advances the sync mark", async () => {
-    const userId = await newUser();
-    const response = await sendMedia(server, key, userId, [{ id: "a" }, { id: "b", taken_at: DURING_100 }]);
-    expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ accepted: 0, matched: 0, matches: [], events: [] });
-    expect(response.body.last_sync_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    expect(await userState(userId)).toMatchObject({ received: false });
   });
 });
