@@ -1,85 +1,32 @@
+/** GET /v1/users/{user_id}/events: order, paging, media, visibility (cursors: api-events-cursors). */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { CURSOR_TTL_MS, decodeCursor, encodeCursor } from "../src/http/cursor.ts";
-import { createUser, type EventFixture, seedCatalog, sendMedia } from "./support/catalogFixtures.ts";
+import { createUser, sendMedia } from "./support/catalogFixtures.ts";
 import { relicense } from "./support/catalogImport.ts";
-import { startTestServer, type TestServer } from "./support/server.ts";
+import {
+  coordinates,
+  during,
+  expectedOrder,
+  paging,
+  SPARE_VENUE,
+  spare,
+  startPagingServer,
+  twin,
+} from "./support/pagingHistory.ts";
+import type { TestServer } from "./support/server.ts";
 
 let server: TestServer;
 let key: string;
 let otherKey: string;
-
-const PAGING_VENUE = { id: 1, latitude: 10, longitude: 10 };
-const TWIN_VENUE = { id: 2, latitude: -10, longitude: -10 };
-const SPARE_VENUE = { id: 3, latitude: 20, longitude: 20 };
-const DAY_MS = 86_400_000;
-const FIRST_START = Date.UTC(2024, 0, 1, 20);
-
-/**
- * Sixty events two days apart at one venue, with ids deliberately out of time order, plus a twin at
- * another venue starting at the same instant as the newest one (the id decides between them).
- */
-const paging: (EventFixture & { startMs: number })[] = Array.from({ length: 60 }, (_, i) => {
-  const startMs = FIRST_START + i * 2 * DAY_MS;
-  return {
-    id: 1000 + ((i * 37) % 60),
-    venueId: PAGING_VENUE.id,
-    startsAtLocal: new Date(startMs).toISOString().slice(0, 19),
-    startMs,
-    performers: [{ id: 1, isHeadliner: true }],
-  };
-});
-const newest = paging.at(-1) as (typeof paging)[number];
-const twin = {
-  id: 5000,
-  venueId: TWIN_VENUE.id,
-  startsAtLocal: newest.startsAtLocal,
-  startMs: newest.startMs,
-};
-const spare = [1, 2, 3, 4, 5, 6].map((n) => ({
-  id: 6000 + n,
-  venueId: SPARE_VENUE.id,
-  startsAtLocal: `2023-0${n}-01T20:00:00`,
-  startMs: Date.UTC(2023, n - 1, 1, 20),
-}));
-
-/** The order the history must follow: start instant, then event id, both descending. */
-const expectedOrder = [...paging, twin].sort((a, b) => b.startMs - a.startMs || b.id - a.id).map((e) => e.id);
-
-const during = (event: { startMs: number }, minutes = 60) =>
-  new Date(event.startMs + minutes * 60_000).toISOString();
-
 let pagingUser: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  key = (await server.partner("acme")).sandbox;
-  otherKey = (await server.partner("globex")).sandbox;
-  await seedCatalog(server, {
-    venues: [PAGING_VENUE, TWIN_VENUE, SPARE_VENUE],
-    performers: [{ id: 1, name: "House Band" }],
-    events: [...paging, twin, ...spare],
-  });
-  pagingUser = await createUser(server, key, "pager@example.com");
-  // Two items per event, sent newest capture first, so the media order is the server's doing.
-  const media = paging.flatMap((e) => [
-    { id: `${e.id}-b`, taken_at: during(e, 90), ...coordinates(PAGING_VENUE) },
-    { id: `${e.id}-a`, taken_at: during(e, 30), ...coordinates(PAGING_VENUE) },
-  ]);
-  media.push({ id: "twin", taken_at: during(twin), ...coordinates(TWIN_VENUE) });
-  for (let i = 0; i < media.length; i += 200) {
-    const response = await sendMedia(server, key, pagingUser, media.slice(i, i + 200));
-    expect(response.status).toBe(200);
-  }
+  ({ server, key, otherKey, pagingUser } = await startPagingServer());
 });
 
 afterAll(async () => {
   await server.close();
 });
-
-function coordinates(venue: { latitude: number; longitude: number }) {
-  return { latitude: venue.latitude, longitude: venue.longitude };
-}
 
 const history = (userId: string, query = "", apiKey = key) =>
   server.call("GET", `/v1/users/${userId}/events${query}`, { key: apiKey });
@@ -243,68 +190,5 @@ describe("GET /v1/users/{user_id}/events", () => {
     const foreign = await history(pagingUser, "", otherKey);
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.code).toBe("user_not_found");
-  });
-});
-
-describe("cursors", () => {
-  const position = { startsAtMs: Date.UTC(2024, 5, 1), eventId: 42 };
-  const secret = "unit-test-secret-of-at-least-32-characters";
-  const userId = "0b6e4d9c-6f7e-4a56-9a38-3e2f2c1d0a11";
-
-  test("a cursor is good for 24 hours and not a millisecond more", () => {
-    const issuedAt = Date.UTC(2025, 0, 1);
-    const cursor = encodeCursor(secret, userId, position, () => issuedAt);
-    expect(decodeCursor(secret, userId, cursor, () => issuedAt + CURSOR_TTL_MS)).toEqual(position);
-    expect(() => decodeCursor(secret, userId, cursor, () => issuedAt + CURSOR_TTL_MS + 1)).toThrow();
-  });
-
-  const invalidCursor = async (cursor: string, forUser = pagingUser) => {
-    const response = await history(forUser, `?cursor=${encodeURIComponent(cursor)}`);
-    expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe("invalid_cursor");
-  };
-
-  test("a tampered cursor is 400 invalid_cursor, wherever the change is", async () => {
-    const cursor: string = (await history(pagingUser, "?limit=3")).body.next_cursor;
-    const [payload = "", signature = ""] = cursor.split(".");
-    const flip = (text: string, at: number) =>
-      text.slice(0, at) + (text[at] === "A" ? "B" : "A") + text.slice(at + 1);
-    await invalidCursor(`${flip(payload, 2)}.${signature}`);
-    await invalidCursor(`${payload}.${flip(signature, signature.length - 1)}`);
-    await invalidCursor(`${payload}.${signature}x`);
-    await invalidCursor(`${payload}.${signature}.${signature}`);
-    await invalidCursor("not-a-cursor");
-    await invalidCursor(payload);
-  });
-
-  test("the cursor is judged before the user (contract §2: the user is the last check)", async () => {
-    await invalidCursor("not-a-cursor", crypto.randomUUID());
-  });
-
-  test("a cursor follows the user whatever the case of the user_id in the path", async () => {
-    const cursor: string = (await history(pagingUser, "?limit=3")).body.next_cursor;
-    const response = await history(pagingUser.toUpperCase(), `?limit=3&cursor=${encodeURIComponent(cursor)}`);
-    expect(response.status).toBe(200);
-    expect(response.body.events.map((e: { id: number }) => e.id)).toEqual(expectedOrder.slice(3, 6));
-  });
-
-  test("another user's cursor is 400 invalid_cursor", async () => {
-    const cursor: string = (await history(pagingUser, "?limit=3")).body.next_cursor;
-    const otherUser = await createUser(server, key, "thief@example.com");
-    await invalidCursor(cursor, otherUser);
-  });
-
-  test("an expired cursor is 400 invalid_cursor", async () => {
-    const issuedAt = Date.now() - CURSOR_TTL_MS - 1000;
-    const expired = encodeCursor(server.cursorSecret, pagingUser, position, () => issuedAt);
-    await invalidCursor(expired);
-    const fresh = encodeCursor(server.cursorSecret, pagingUser, position);
-    expect((await history(pagingUser, `?cursor=${encodeURIComponent(fresh)}`)).status).toBe(200);
-  });
-
-  test("an empty cursor reads as none: the first page", async () => {
-    const response = await history(pagingUser, "?cursor=&limit=1");
-    expect(response.body.events.map((e: { id: number }) => e.id)).toEqual(expectedOrder.slice(0, 1));
-    expect(response.body.total).toBe(61);
   });
 });
