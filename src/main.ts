@@ -1,3 +1,4 @@
+import { lookup } from "node:dns/promises";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { createApp, type Log } from "./http/app.ts";
 import { serve } from "./http/server.ts";
@@ -12,6 +13,26 @@ const log: Log = (event, fields = {}) => {
   console.error(JSON.stringify({ time: new Date().toISOString(), event, ...fields }));
 };
 
+/**
+ * Fails unless HOST resolves to an address, before anything starts: the runtime reports a host it
+ * cannot resolve (`not-a-host.invalid`, `999.1.1.1`) as a port in use, which sends an operator after
+ * a port clash that does not exist.
+ */
+async function checkHost({ host, port }: Config): Promise<void> {
+  try {
+    await lookup(host);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw Object.assign(new Error(`cannot listen on ${host}:${port}: HOST resolves to no address`), {
+      code: typeof code === "string" ? code : "ENOTFOUND",
+    });
+  }
+}
+
+/** The service's base address as a client writes it: an IPv6 host goes in brackets. */
+const baseUrlOf = (host: string, port: number) =>
+  `http://${host.includes(":") ? `[${host}]` : host}:${port}/v1`;
+
 /** Serves the app, naming the address when the system refuses it (taken, or not this machine's). */
 function listen(app: ReturnType<typeof createApp>, { host, port }: Config) {
   try {
@@ -23,14 +44,17 @@ function listen(app: ReturnType<typeof createApp>, { host, port }: Config) {
 }
 
 async function start(config: Config): Promise<void> {
+  await checkHost(config);
   const store = await openStore({
     ...config,
     poolSize: config.databasePoolSize,
     readPoolSize: config.databaseReadPoolSize,
   });
   if (config.demo) {
-    const baseUrl = `http://${config.host}:${config.port}/v1`;
-    await bootstrapDemo(store, (line) => console.log(line), { baseUrl, environment: config.environment });
+    await bootstrapDemo(store, (line) => console.log(line), {
+      baseUrl: baseUrlOf(config.host, config.port),
+      environment: config.environment,
+    });
   }
   const matcher = await startMatchingEngine({
     store,
@@ -43,8 +67,17 @@ async function start(config: Config): Promise<void> {
   const limits = createRateLimits(config, { store, log });
   const cursorSecret = await cursorSecretOf(store, config.cursorSecret);
   const app = createApp({ config, store, matcher, limits, cursorSecret, log });
-  const server = listen(app, config);
-  console.log(`rollcall listening on http://${config.host}:${server.port}/v1`);
+  let server: ReturnType<typeof listen>;
+  try {
+    server = listen(app, config);
+  } catch (error) {
+    // Let go of what started, the embedded database's lock included, before the process exits.
+    await matcher.close();
+    await limits.close();
+    await store.close();
+    throw error;
+  }
+  console.log(`rollcall listening on ${baseUrlOf(config.host, server.port)}`);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

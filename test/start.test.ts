@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processEnv } from "../src/config.ts";
@@ -19,10 +19,10 @@ afterAll(() => {
 type Started = { child: Bun.Subprocess<"ignore", "pipe", "pipe">; baseUrl: string; output: () => string };
 
 /** Starts the server and resolves once it prints where it listens; the rest of its output keeps draining. */
-async function start(): Promise<Started> {
+async function start(host = "127.0.0.1"): Promise<Started> {
   // The embedded default is what is under test: nothing may point the child at a server database.
   const { DATABASE_URL: _url, DEMO: _demo, ...inherited } = processEnv();
-  const env = { ...inherited, DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", CI: "1", WORKERS: "0" };
+  const env = { ...inherited, DATA_DIR: dataDir, PORT: "0", HOST: host, CI: "1", WORKERS: "0" };
   const child = Bun.spawn(["bun", "src/main.ts"], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   let stdout = "";
   let stderr = "";
@@ -42,6 +42,19 @@ async function start(): Promise<Started> {
   });
   const baseUrl = await listening;
   return { child, baseUrl, output: () => stdout };
+}
+
+/** Starts a second server on its own data directory, expecting it to fail: its stderr and exit code. */
+async function failedStart(env: { PORT: string; HOST: string }): Promise<{ stderr: string; code: number }> {
+  const { DATABASE_URL: _url, DEMO: _demo, ...inherited } = processEnv();
+  const second = Bun.spawn(["bun", "src/main.ts"], {
+    env: { ...inherited, DATA_DIR: `${dataDir}-second`, DEMO: "false", ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stderr, code] = await Promise.all([new Response(second.stderr).text(), second.exited]);
+  return { stderr, code };
 }
 
 async function stop(started: Started): Promise<number> {
@@ -97,25 +110,38 @@ describe("bun src/main.ts on the embedded database", () => {
     async () => {
       const server = await start();
       try {
-        const { DATABASE_URL: _url, DEMO: _demo, ...inherited } = processEnv();
         const port = new URL(server.baseUrl).port;
-        const second = Bun.spawn(["bun", "src/main.ts"], {
-          env: {
-            ...inherited,
-            DATA_DIR: `${dataDir}-second`,
-            DEMO: "false",
-            PORT: port,
-            HOST: "127.0.0.1",
-          },
-          stdin: "ignore",
-          stdout: "pipe",
-          stderr: "pipe",
-        });
-        const [stderr, code] = await Promise.all([new Response(second.stderr).text(), second.exited]);
+        const { stderr, code } = await failedStart({ PORT: port, HOST: "127.0.0.1" });
         expect(code).toBe(1);
         expect(stderr.trim().split("\n")).toEqual([
           expect.stringContaining(`cannot listen on 127.0.0.1:${port}`),
         ]);
+        // The embedded database it had opened is let go, lock file and all.
+        expect(existsSync(join(`${dataDir}-second`, "rollcall.pid"))).toBe(false);
+      } finally {
+        expect(await stop(server)).toBe(0);
+      }
+    },
+    STARTUP_MS,
+  );
+
+  test("a HOST that resolves to no address is named as such, not as a port in use", async () => {
+    for (const host of ["not-a-host.invalid", "999.1.1.1"]) {
+      const { stderr, code } = await failedStart({ PORT: "0", HOST: host });
+      expect(code).toBe(1);
+      expect(stderr.trim().split("\n")).toEqual([
+        `rollcall could not start: cannot listen on ${host}:0: HOST resolves to no address (ENOTFOUND)`,
+      ]);
+    }
+  });
+
+  test(
+    "an IPv6 host is written in brackets in the address it prints",
+    async () => {
+      const server = await start("::1");
+      try {
+        expect(server.baseUrl).toMatch(/^http:\/\/\[::1\]:\d+\/v1$/);
+        expect((await fetch(`${server.baseUrl}/ping`)).status).toBe(200);
       } finally {
         expect(await stop(server)).toBe(0);
       }

@@ -31,6 +31,24 @@ async function readCapped(request: Request, overflow: () => ApiError): Promise<U
   return Buffer.concat(chunks);
 }
 
+/**
+ * The body's bytes. With a declared length the server reads exactly that many bytes, already judged
+ * against the cap: one native read. Without one (chunked), the stream is read piece by piece and cut
+ * off at the cap. A read that fails is a client that stopped sending or went away (the runtime drops a
+ * request idle for 10 s): a bad request, not a failure of the service's, whether or not anyone is
+ * still there to read the answer.
+ */
+async function receive(request: Request, declared: number, json: boolean): Promise<Uint8Array> {
+  try {
+    return declared > 0
+      ? new Uint8Array(await request.arrayBuffer())
+      : await readCapped(request, json ? tooLarge : unsupported);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw new ApiError("invalid_request", "The request body ended before it was complete.");
+  }
+}
+
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** A parsed body, and whether its text could hold a malformed string at all (see `readJsonBody`). */
@@ -49,12 +67,7 @@ export async function readJsonBody(request: Request): Promise<JsonBody> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > 0 && !json) throw unsupported();
   if (declared > MAX_BODY_BYTES) throw tooLarge();
-  // With a declared length the server reads exactly that many bytes, already judged against the cap:
-  // one native read. Without one (chunked), the stream is read piece by piece and cut off at the cap.
-  const bytes =
-    declared > 0
-      ? new Uint8Array(await request.arrayBuffer())
-      : await readCapped(request, json ? tooLarge : unsupported);
+  const bytes = await receive(request, declared, json);
   if (bytes.byteLength === 0) return { value: {}, mayHoldMalformed: false };
   if (!json) throw unsupported();
   let text: string;
