@@ -36,15 +36,17 @@ export type LoadOptions = {
 export class UsageError extends Error {}
 
 export const USAGE = `usage: bun run load -- --scenario ${SCENARIOS.join("|")} [options]
+  --help, -h              this text
   --duration S            seconds per measured run (default 10)
   --warmup S              unmeasured seconds before each run (default 3)
   --connections C[,C..]   concurrent connections, one run each (default 32)
-  --users U               users sending traffic (default 100)
+  --users U               users sending media (ingest, mixed, sweep; default 100)
   --url URL --key KEY     drive a running server on 127.0.0.1 instead of starting one
   --database-url URL      its database (catalog sample, --kept-items); default DATABASE_URL
   --events N              catalog size of a self-started server (default 10000)
   --seed S                seed of catalog and traffic (default 1)
-  --kept-items N          pre-load N kept media items with COPY (default 10000 for history, stats, mixed)
+  --kept-items N          pre-load N kept media items in all with COPY, about 250 a user (default 10000
+                          for history, stats, mixed; skipped when the partner has kept users already)
   --batches B             media batches pre-generated and rotated (default 3000)
   --batch-size N|MIN-MAX  items per batch (default 50-200)
   --shards N[,N..]        SHARDS of the self-started server (sweep: the grid; default: the server's / 1,4,16,64)
@@ -84,7 +86,8 @@ function parseOrExplain<T extends ParseConfig>(config: T) {
   }
 }
 
-export function parseLoadArgs(argv: string[], defaultDatabaseUrl: string | null): LoadOptions {
+/** The options of a run, or null when `--help` asked for the usage text. */
+export function parseLoadArgs(argv: string[], defaultDatabaseUrl: string | null): LoadOptions | null {
   const { values } = parseOrExplain({
     args: argv,
     options: {
@@ -92,7 +95,7 @@ export function parseLoadArgs(argv: string[], defaultDatabaseUrl: string | null)
       duration: { type: "string", default: "10" },
       warmup: { type: "string", default: "3" },
       connections: { type: "string", default: "32" },
-      users: { type: "string", default: "100" },
+      users: { type: "string" },
       url: { type: "string" },
       key: { type: "string" },
       "database-url": { type: "string" },
@@ -107,8 +110,10 @@ export function parseLoadArgs(argv: string[], defaultDatabaseUrl: string | null)
       "keep-db": { type: "boolean", default: false },
       profile: { type: "boolean", default: false },
       "server-env": { type: "string", multiple: true, default: [] },
+      help: { type: "boolean", short: "h", default: false },
     },
   });
+  if (values.help) return null;
   const scenario = SCENARIOS.find((s) => s === values.scenario);
   if (!scenario) throw new UsageError(`--scenario must be one of ${SCENARIOS.join(", ")}`);
   if ((values.url === undefined) !== (values.key === undefined))
@@ -118,10 +123,25 @@ export function parseLoadArgs(argv: string[], defaultDatabaseUrl: string | null)
     throw new UsageError("sweep restarts the server: it needs a self-started one");
   const size = /^(\d+)(?:-(\d+))?$/.exec(values["batch-size"]);
   const min = integer("batch-size", size?.[1] ?? "", 1, 200);
-  const max = integer("batch-size", size?.[2] ?? size?.[1] ?? "", min, 200);
+  const max = integer("batch-size", size?.[2] ?? size?.[1] ?? "", 1, 200);
+  if (max < min) throw new UsageError(`--batch-size MIN-MAX needs MIN <= MAX, got ${values["batch-size"]}`);
   const serverDefaults = parseConfig({});
   const reads = scenario === "history" || scenario === "stats" || scenario === "mixed";
   const sweep = scenario === "sweep";
+  if ((scenario === "history" || scenario === "stats") && values.users !== undefined) {
+    throw new UsageError(
+      `${scenario} reads the kept users, whose number follows from --kept-items: drop --users`,
+    );
+  }
+  if (sweep && values.connections.includes(",")) {
+    throw new UsageError("sweep measures every cell at one connection count: pass one --connections value");
+  }
+  if (!sweep && (values.shards?.includes(",") || values.workers?.includes(","))) {
+    throw new UsageError("lists of --shards and --workers are sweep's grid; other scenarios take one value");
+  }
+  if (url !== null && (values.shards !== undefined || values.workers !== undefined)) {
+    throw new UsageError("--shards and --workers set a self-started server: not with --url");
+  }
   const serverEnv: Record<string, string> = {};
   for (const pair of values["server-env"]) {
     const [name, ...rest] = pair.split("=");
@@ -140,7 +160,7 @@ export function parseLoadArgs(argv: string[], defaultDatabaseUrl: string | null)
     durationSeconds: integer("duration", values.duration, 1, 900),
     warmupSeconds: integer("warmup", values.warmup, 0, 60),
     connections: integers("connections", values.connections, 1, 1024),
-    users: integer("users", values.users, 1, 100_000),
+    users: integer("users", values.users ?? "100", 1, 100_000),
     url,
     key: values.key ?? null,
     databaseUrl,

@@ -20,20 +20,33 @@ import { openStore } from "../src/store/db.ts";
 
 const USAGE = "usage: bun run bench -- [--events N] [--seed S] [--reimport] [--keep-file]";
 
+class UsageError extends Error {}
+
 function parseOptions() {
-  const { values } = parseArgs({
-    args: process.argv.slice(2),
-    options: {
-      events: { type: "string", default: "1000000" },
-      seed: { type: "string", default: "1" },
-      reimport: { type: "boolean", default: false },
-      "keep-file": { type: "boolean", default: false },
-    },
-  });
+  let values: { events: string; seed: string; reimport: boolean; "keep-file": boolean; help: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: process.argv.slice(2),
+      strict: true,
+      options: {
+        events: { type: "string", default: "1000000" },
+        seed: { type: "string", default: "1" },
+        reimport: { type: "boolean", default: false },
+        "keep-file": { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) return null;
   const events = Number(values.events);
   const seed = Number(values.seed);
-  if (!Number.isSafeInteger(events) || events < 1 || !Number.isSafeInteger(seed) || seed < 0) {
-    throw new Error(USAGE);
+  if (!/^\d+$/.test(values.events) || !Number.isSafeInteger(events) || events < 1) {
+    throw new UsageError(`--events must be a whole number from 1, got ${values.events}`);
+  }
+  if (!/^\d+$/.test(values.seed) || !Number.isSafeInteger(seed)) {
+    throw new UsageError(`--seed must be a whole number from 0, got ${values.seed}`);
   }
   return { events, seed, reimport: values.reimport, keepFile: values["keep-file"] };
 }
@@ -84,6 +97,10 @@ async function importOnce(url: string, path: string, events: number, label: stri
 
 async function main(): Promise<void> {
   const options = parseOptions();
+  if (options === null) {
+    console.log(USAGE);
+    return;
+  }
   const path = join(tmpdir(), `rollcall-bench-${options.events}-${options.seed}.jsonl`);
   const started = performance.now();
   await generate(path, options.events, options.seed);
@@ -108,4 +125,10 @@ async function main(): Promise<void> {
   console.log(`peak RSS: ${mib(process.resourceUsage().maxRSS * 1024)}`);
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  console.error(`${error.message}\n${USAGE}`);
+  process.exitCode = 2;
+}

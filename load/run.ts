@@ -11,7 +11,7 @@ import { history, stats } from "./scenarios/reads.ts";
 import { sweep } from "./scenarios/sweep.ts";
 import { seedKeptItems } from "./seed/keptItems.ts";
 import { catalogCounts, openTarget } from "./target/index.ts";
-import { keptUsers } from "./target/users.ts";
+import { keptItemCount, keptUsers } from "./target/users.ts";
 import { readCatalogSample } from "./traffic/sample.ts";
 
 const scenarios: Record<ScenarioName, Scenario> = { ingest, history, stats, mixed, sweep };
@@ -29,7 +29,12 @@ async function seedIfWanted(
   seed: number,
   settings: ScenarioContext["settings"],
 ) {
-  if (keptItems === 0 || (await keptUsers(store, partnerId)).length > 0) return;
+  if (keptItems === 0) return;
+  const existing = (await keptUsers(store, partnerId)).length;
+  if (existing > 0) {
+    log(`the partner has ${existing} kept users already: reading theirs, not loading ${keptItems} items`);
+    return;
+  }
   if (store.client === null) throw new Error("--kept-items needs PostgreSQL (COPY)");
   const sample = await readCatalogSample(store, SAMPLE_EVENTS, seed);
   log(`loading ${keptItems} kept items with COPY`);
@@ -53,6 +58,10 @@ async function seedIfWanted(
 async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const options = parseLoadArgs(argv, config.databaseUrl);
+  if (options === null) {
+    console.log(USAGE);
+    return 0;
+  }
   const startedAt = new Date().toISOString();
   const settings = config.match;
   const target = await openTarget(
@@ -72,7 +81,7 @@ async function main(argv: string[]): Promise<number> {
       machine: await describeMachine(target.store.client),
       setup: {
         catalog: await catalogCounts(target.store),
-        keptItems: options.keptItems,
+        keptItems: await keptItemCount(target.store, target.partnerId),
         ...(sendsMedia
           ? { users: options.users, batches: options.batches, batchSize: options.batchSize }
           : {}),
@@ -96,7 +105,16 @@ async function main(argv: string[]): Promise<number> {
 try {
   process.exitCode = await main(Bun.argv.slice(2));
 } catch (error) {
-  if (error instanceof UsageError) console.error(`${error.message}\n${USAGE}`);
-  else console.error(error instanceof ConfigError ? error.message : error);
-  process.exitCode = 2;
+  // A usage mistake is exit 2 with the usage text; anything else that stops a run (a refused key, a
+  // server that does not answer, a scenario without its data) is one line and exit 1.
+  if (error instanceof UsageError) {
+    console.error(`${error.message}\n${USAGE}`);
+    process.exitCode = 2;
+  } else if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exitCode = 2;
+  } else {
+    console.error(`load: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  }
 }

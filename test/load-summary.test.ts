@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type autocannon from "autocannon";
-import { parseLoadArgs, UsageError } from "../load/args.ts";
+import { type LoadOptions, parseLoadArgs, UsageError } from "../load/args.ts";
 import { ResponseRecorder } from "../load/drive/recorder.ts";
 import { historyWorkload } from "../load/drive/workloads.ts";
 import { connectionsChart, sweepChart } from "../load/report/charts.ts";
@@ -97,22 +97,37 @@ describe("load runner summary", () => {
   });
 });
 
+/** The options of a command line that must parse (not --help). */
+function parsed(argv: string[], databaseUrl: string | null = null): LoadOptions {
+  const options = parseLoadArgs(argv, databaseUrl);
+  if (options === null) throw new Error("expected options, got the usage text");
+  return options;
+}
+
 describe("load runner arguments", () => {
   test("lists, ranges and defaults", () => {
-    const options = parseLoadArgs(
-      ["--scenario", "ingest", "--connections", "8,32", "--batch-size", "200", "--server-env", "A=b=c"],
-      null,
-    );
+    const options = parsed([
+      "--scenario",
+      "ingest",
+      "--connections",
+      "8,32",
+      "--batch-size",
+      "200",
+      "--server-env",
+      "A=b=c",
+    ]);
     expect(options.connections).toEqual([8, 32]);
     expect(options.batchSize).toEqual({ min: 200, max: 200 });
     expect(options.keptItems).toBe(0);
     expect(options.serverEnv).toEqual({ A: "b=c" });
-    expect(parseLoadArgs(["--scenario", "history"], null).keptItems).toBe(10_000);
-    expect(parseLoadArgs(["--scenario", "sweep"], null).shards).toEqual([1, 4, 16, 64]);
+    expect(parsed(["--scenario", "history"]).keptItems).toBe(10_000);
+    expect(parsed(["--scenario", "sweep"]).shards).toEqual([1, 4, 16, 64]);
     expect(
-      parseLoadArgs(["--scenario", "ingest", "--server-env", "RATE_LIMIT_ENABLED=true"], null)
-        .expectedStatuses,
+      parsed(["--scenario", "ingest", "--server-env", "RATE_LIMIT_ENABLED=true"]).expectedStatuses,
     ).toEqual(["429"]);
+    expect(parsed(["--scenario", "mixed", "--users", "7"]).users).toBe(7);
+    expect(parseLoadArgs(["--help"], null)).toBeNull();
+    expect(parseLoadArgs(["-h"], null)).toBeNull();
     expect(options.expectedStatuses).toEqual([]);
   });
 
@@ -129,6 +144,13 @@ describe("load runner arguments", () => {
     expect(parse("--scenario", "nope")).toThrow(UsageError);
     expect(parse("--scenario", "ingest", "--batch-size", "300")).toThrow(UsageError);
     expect(parse("--scenario", "ingest", "--bogus")).toThrow(UsageError);
+    expect(parse("--scenario", "ingest", "--batch-size", "200-50")).toThrow(/MIN <= MAX/);
+    expect(parse("--scenario", "stats", "--users", "5")).toThrow(/--kept-items/);
+    expect(parse("--scenario", "sweep", "--connections", "8,32")).toThrow(/one connection count/);
+    expect(parse("--scenario", "ingest", "--shards", "1,4")).toThrow(/sweep's grid/);
+    expect(
+      parse("--scenario", "ingest", "--url", "http://127.0.0.1:3000", "--key", "k", "--shards", "4"),
+    ).toThrow(/not with --url/);
   });
 });
 

@@ -43,6 +43,14 @@ export async function keptUsers(store: Store, partnerId: string): Promise<MixedU
     order by id`);
 }
 
+/** How many media items the kept users hold now: what a run reads, whatever --kept-items asked for. */
+export async function keptItemCount(store: Store, partnerId: string): Promise<number> {
+  const [row] = await store.rows<{ n: string }>(sql`
+    select count(*)::text as n from media m join users u on u.id = m.user_id
+    where u.partner_id = ${partnerId} and u.email like 'kept-%@load.example'`);
+  return Number(row?.n ?? 0);
+}
+
 /** Removes what earlier runs kept for the traffic users, so every measured run starts from the same state. */
 export async function forgetMedia(store: Store, userIds: readonly string[]): Promise<void> {
   const ids = sql`${`{${userIds.join(",")}}`}::uuid[]`;
