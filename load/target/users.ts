@@ -43,10 +43,15 @@ export async function keptUsers(store: Store, partnerId: string): Promise<MixedU
     order by id`);
 }
 
-/** How many media items the kept users hold now: what a run reads, whatever --kept-items asked for. */
+/**
+ * How many media items the kept users hold now: what a run reads, whatever --kept-items asked for.
+ * Summed from user_events, whose counts are exact, in a tenth of a second where counting 10 million
+ * media rows takes seconds.
+ */
 export async function keptItemCount(store: Store, partnerId: string): Promise<number> {
   const [row] = await store.rows<{ n: string }>(sql`
-    select count(*)::text as n from media m join users u on u.id = m.user_id
+    select coalesce(sum(ue.media_count), 0)::text as n
+    from user_events ue join users u on u.id = ue.user_id
     where u.partner_id = ${partnerId} and u.email like 'kept-%@load.example'`);
   return Number(row?.n ?? 0);
 }
