@@ -69,6 +69,14 @@ async function main(argv: string[]): Promise<number> {
     (store, partnerId) => seedIfWanted(store, partnerId, options.keptItems, options.seed, settings),
     log,
   );
+  // Ctrl-C stops the run instead of measuring on against a server the terminal interrupted as well:
+  // the server is stopped and a throwaway database dropped, no report is written, and the exit
+  // status is the shell's for an interrupt.
+  const interrupt = () => {
+    log("interrupted: stopping the server and cleaning up; no report");
+    void target.close().finally(() => process.exit(130));
+  };
+  process.once("SIGINT", interrupt);
   try {
     const sample = await readCatalogSample(target.store, SAMPLE_EVENTS, options.seed);
     const sendsMedia = options.scenario !== "history" && options.scenario !== "stats";
@@ -98,6 +106,7 @@ async function main(argv: string[]): Promise<number> {
     for (const path of writeReport(report, outcome.chart)) console.log(`wrote ${path}`);
     return report.problems.length === 0 ? 0 : 1;
   } finally {
+    process.off("SIGINT", interrupt);
     await target.close();
   }
 }
