@@ -56,7 +56,8 @@ export const USAGE = `usage: bun run load -- --scenario ${SCENARIOS.join("|")} [
   --server-env K=V        extra environment of the self-started server (repeatable)
   --profile               CPU-profile the self-started server (markdown under /tmp/rollcall-load/profiles)`;
 
-function integer(name: string, text: string, min: number, max: number): number {
+/** A whole number from `min` to `max` given as `--name`, or a usage error naming the range. */
+export function integer(name: string, text: string, min: number, max: number): number {
   if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
     throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${text}`);
   }
@@ -78,7 +79,7 @@ function localUrl(text: string): string {
 type ParseConfig = Parameters<typeof parseArgs>[0];
 
 /** parseArgs with strict checking, its complaints turned into usage errors. */
-function parseOrExplain<T extends ParseConfig>(config: T) {
+export function parseOrExplain<T extends ParseConfig>(config: T) {
   try {
     return parseArgs({ ...config, strict: true });
   } catch (error) {

@@ -2,13 +2,13 @@ import { randomBytes } from "node:crypto";
 import { rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import postgres from "postgres";
 import { testDatabaseUrl } from "../src/config.ts";
 import { generateCatalog } from "../src/store/catalog/generate/index.ts";
 import { importCatalog } from "../src/store/catalog/import.ts";
 import { fileLines } from "../src/store/catalog/lines.ts";
 import { openStore } from "../src/store/db.ts";
+import { integer, parseOrExplain, UsageError } from "./args.ts";
 
 /**
  * Catalog benchmark: generates N events into a file under the temp directory, imports it into a
@@ -20,35 +20,24 @@ import { openStore } from "../src/store/db.ts";
 
 const USAGE = "usage: bun run bench -- [--events N] [--seed S] [--reimport] [--keep-file]";
 
-class UsageError extends Error {}
-
 function parseOptions() {
-  let values: { events: string; seed: string; reimport: boolean; "keep-file": boolean; help: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: process.argv.slice(2),
-      strict: true,
-      options: {
-        events: { type: "string", default: "1000000" },
-        seed: { type: "string", default: "1" },
-        reimport: { type: "boolean", default: false },
-        "keep-file": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const { values } = parseOrExplain({
+    args: process.argv.slice(2),
+    options: {
+      events: { type: "string", default: "1000000" },
+      seed: { type: "string", default: "1" },
+      reimport: { type: "boolean", default: false },
+      "keep-file": { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
   if (values.help) return null;
-  const events = Number(values.events);
-  const seed = Number(values.seed);
-  if (!/^\d+$/.test(values.events) || !Number.isSafeInteger(events) || events < 1) {
-    throw new UsageError(`--events must be a whole number from 1, got ${values.events}`);
-  }
-  if (!/^\d+$/.test(values.seed) || !Number.isSafeInteger(seed)) {
-    throw new UsageError(`--seed must be a whole number from 0, got ${values.seed}`);
-  }
-  return { events, seed, reimport: values.reimport, keepFile: values["keep-file"] };
+  return {
+    events: integer("events", values.events, 1, 10_000_000),
+    seed: integer("seed", values.seed, 0, 2 ** 31 - 1),
+    reimport: values.reimport,
+    keepFile: values["keep-file"],
+  };
 }
 
 function withDatabase(url: string, name: string): string {

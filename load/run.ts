@@ -81,6 +81,8 @@ async function main(argv: string[]): Promise<number> {
     const sample = await readCatalogSample(target.store, SAMPLE_EVENTS, options.seed);
     const sendsMedia = options.scenario !== "history" && options.scenario !== "stats";
     if (sendsMedia) await target.markTouched();
+    // Counted before the run: `mixed` adds media to the kept users as it goes.
+    const keptItems = await keptItemCount(target.store, target.partnerId);
     const outcome = await scenarios[options.scenario]({ options, target, sample, settings, log });
     const report = {
       scenario: options.scenario,
@@ -89,7 +91,7 @@ async function main(argv: string[]): Promise<number> {
       machine: await describeMachine(target.store.client),
       setup: {
         catalog: await catalogCounts(target.store),
-        keptItems: await keptItemCount(target.store, target.partnerId),
+        keptItems,
         ...(sendsMedia
           ? { users: options.users, batches: options.batches, batchSize: options.batchSize }
           : {}),

@@ -13,6 +13,11 @@ const log: Log = (event, fields = {}) => {
   console.error(JSON.stringify({ time: new Date().toISOString(), event, ...fields }));
 };
 
+/** A failure to listen, named by address, with the system's code for `startFailure` to show. */
+function cannotListen({ host, port }: Pick<Config, "host" | "port">, reason: string, code: unknown): Error {
+  return Object.assign(new Error(`cannot listen on ${host}:${port}: ${reason}`), { code });
+}
+
 /**
  * Fails unless HOST resolves to an address, before anything starts: the runtime reports a host it
  * cannot resolve (`not-a-host.invalid`, `999.1.1.1`) as a port in use, which sends an operator after
@@ -22,10 +27,12 @@ async function checkHost({ host, port }: Config): Promise<void> {
   try {
     await lookup(host);
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw Object.assign(new Error(`cannot listen on ${host}:${port}: HOST resolves to no address`), {
-      code: typeof code === "string" ? code : "ENOTFOUND",
-    });
+    const { code } = error as { code?: unknown };
+    throw cannotListen(
+      { host, port },
+      "HOST resolves to no address",
+      typeof code === "string" ? code : "ENOTFOUND",
+    );
   }
 }
 
@@ -39,7 +46,7 @@ function listen(app: ReturnType<typeof createApp>, { host, port }: Config) {
     return serve(app, { port, host });
   } catch (error) {
     const { code, message } = error as { code?: unknown; message?: unknown };
-    throw Object.assign(new Error(`cannot listen on ${host}:${port}: ${String(message)}`), { code });
+    throw cannotListen({ host, port }, String(message), code);
   }
 }
 

@@ -35,12 +35,14 @@ export async function createUsers(
   return ids;
 }
 
+/** The users the data-scale seeder created for a partner (it names them kept-N@load.example). */
+const keptUsersOf = (partnerId: string) =>
+  sql`users.partner_id = ${partnerId} and users.email like 'kept-%@load.example'`;
+
 /** The users the data-scale seeder created for the partner, in id order. */
 export async function keptUsers(store: Store, partnerId: string): Promise<MixedUser[]> {
   return store.rows<MixedUser>(sql`
-    select id::text as id, email from users
-    where partner_id = ${partnerId} and email like 'kept-%@load.example'
-    order by id`);
+    select id::text as id, email from users where ${keptUsersOf(partnerId)} order by id`);
 }
 
 /**
@@ -51,8 +53,8 @@ export async function keptUsers(store: Store, partnerId: string): Promise<MixedU
 export async function keptItemCount(store: Store, partnerId: string): Promise<number> {
   const [row] = await store.rows<{ n: string }>(sql`
     select coalesce(sum(ue.media_count), 0)::text as n
-    from user_events ue join users u on u.id = ue.user_id
-    where u.partner_id = ${partnerId} and u.email like 'kept-%@load.example'`);
+    from user_events ue join users on users.id = ue.user_id
+    where ${keptUsersOf(partnerId)}`);
   return Number(row?.n ?? 0);
 }
 
