@@ -1,42 +1,23 @@
 /** POST /v1/users/{user_id}/media: the batch response, and what is kept, replaced and removed. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { sendMedia } from "./support/catalogFixtures.ts";
 import {
   AT_VENUE_1,
   AT_VENUE_2,
   DURING_100,
   DURING_101,
   DURING_200,
-  historyRows as historyOf,
-  keptRows as keptOf,
+  mediaTestFile,
   NOWHERE,
   photo,
-  startMediaServer,
-  userState as stateOf,
 } from "./support/mediaCatalog.ts";
-import type { TestServer } from "./support/server.ts";
 
-let server: TestServer;
-let key: string;
-let newUser: () => Promise<string>;
-
-beforeAll(async () => {
-  ({ server, key, newUser } = await startMediaServer());
-});
-
-afterAll(async () => {
-  await server.close();
-});
-
-const keptRows = (userId: string) => keptOf(server, userId);
-const historyRows = (userId: string) => historyOf(server, userId);
-const userState = (userId: string) => stateOf(server, userId);
+const fixture = mediaTestFile();
 
 describe("batch response", () => {
   test("matches, events fully expanded, and the accepted flag for sync-complete", async () => {
-    const userId = await newUser();
-    const response = await sendMedia(server, key, userId, [
+    const userId = await fixture.newUser();
+    const response = await fixture.send(userId, [
       photo("late", "2025-07-04T23:00:00Z", AT_VENUE_1, { thumbnail_url: "https://cdn.example/late.jpg" }),
       photo("early", "2025-07-04T19:00:00+00:00", AT_VENUE_1, {
         media_type: "video",
@@ -101,21 +82,21 @@ describe("batch response", () => {
         ],
       },
     ]);
-    const [stored] = await server.store.rows<{ last_sync_at: Date | string }>(
+    const [stored] = await fixture.server.store.rows<{ last_sync_at: Date | string }>(
       sql`select last_sync_at from users where id = ${userId}`,
     );
     expect(new Date(String(stored?.last_sync_at)).toISOString()).toBe(body.last_sync_at);
-    expect(await userState(userId)).toMatchObject({ received: true });
-    expect(await keptRows(userId)).toEqual([
+    expect(await fixture.userState(userId)).toMatchObject({ received: true });
+    expect(await fixture.keptRows(userId)).toEqual([
       { media_id: "early", event_id: 100, media_type: "video" },
       { media_id: "late", event_id: 100, media_type: "photo" },
     ]);
   });
 
   test("an event's media includes what earlier batches kept, oldest first, and each event comes once", async () => {
-    const userId = await newUser();
-    await sendMedia(server, key, userId, [photo("first", "2025-07-04T20:30:00Z")]);
-    const response = await sendMedia(server, key, userId, [
+    const userId = await fixture.newUser();
+    await fixture.send(userId, [photo("first", "2025-07-04T20:30:00Z")]);
+    const response = await fixture.send(userId, [
       photo("third", "2025-07-04T22:00:00Z"),
       photo("second", "2025-07-04T21:00:00Z"),
       photo("la", DURING_200, AT_VENUE_2),
@@ -128,10 +109,10 @@ describe("batch response", () => {
   });
 
   test("an event the user hid is still reported by a batch that matches it", async () => {
-    const userId = await newUser();
-    await sendMedia(server, key, userId, [photo("a", DURING_100)]);
-    await server.store.rows(sql`update user_events set hidden = true where user_id = ${userId}`);
-    const response = await sendMedia(server, key, userId, [photo("b", DURING_100)]);
+    const userId = await fixture.newUser();
+    await fixture.send(userId, [photo("a", DURING_100)]);
+    await fixture.server.store.rows(sql`update user_events set hidden = true where user_id = ${userId}`);
+    const response = await fixture.send(userId, [photo("b", DURING_100)]);
     expect(response.body.matched).toBe(1);
     expect(response.body.events.map((e: { id: number }) => e.id)).toEqual([100]);
     expect(response.body.events[0].media_count).toBe(2);
@@ -140,61 +121,52 @@ describe("batch response", () => {
 
 describe("keeping, upserting and removing", () => {
   test("re-sending creates no duplicates and updates the stored item", async () => {
-    const userId = await newUser();
-    await sendMedia(server, key, userId, [photo("a", DURING_100), photo("b", DURING_100)]);
-    const again = await sendMedia(server, key, userId, [
+    const userId = await fixture.newUser();
+    await fixture.send(userId, [photo("a", DURING_100), photo("b", DURING_100)]);
+    const again = await fixture.send(userId, [
       photo("a", "2025-07-04T21:30:00Z", AT_VENUE_1, { media_type: "video", thumbnail_url: "https://t/a" }),
       photo("b", DURING_100),
     ]);
     expect(again.body.matched).toBe(2);
     expect(again.body.events[0].media_count).toBe(2);
-    expect(await keptRows(userId)).toEqual([
+    expect(await fixture.keptRows(userId)).toEqual([
       { media_id: "a", event_id: 100, media_type: "video" },
       { media_id: "b", event_id: 100, media_type: "photo" },
     ]);
-    expect(await historyRows(userId)).toEqual([
+    expect(await fixture.historyRows(userId)).toEqual([
       { event_id: 100, media_count: 2, photo_count: 1, video_count: 1 },
     ]);
   });
 
   test("an item that matches nothing is not kept", async () => {
-    const userId = await newUser();
-    const response = await sendMedia(server, key, userId, [photo("a", DURING_100, NOWHERE)]);
+    const userId = await fixture.newUser();
+    const response = await fixture.send(userId, [photo("a", DURING_100, NOWHERE)]);
     expect(response.body.accepted).toBe(1);
-    expect(await keptRows(userId)).toEqual([]);
-    expect(await historyRows(userId)).toEqual([]);
+    expect(await fixture.keptRows(userId)).toEqual([]);
+    expect(await fixture.historyRows(userId)).toEqual([]);
   });
 
   test("a re-sent item moving to another event moves its counts", async () => {
-    const userId = await newUser();
-    await sendMedia(server, key, userId, [photo("a", DURING_100), photo("b", DURING_100)]);
-    const moved = await sendMedia(server, key, userId, [
-      photo("a", DURING_200, AT_VENUE_2, { media_type: "video" }),
-    ]);
+    const userId = await fixture.newUser();
+    await fixture.send(userId, [photo("a", DURING_100), photo("b", DURING_100)]);
+    const moved = await fixture.send(userId, [photo("a", DURING_200, AT_VENUE_2, { media_type: "video" })]);
     expect(moved.body.events.map((e: { id: number; media_count: number }) => [e.id, e.media_count])).toEqual([
       [200, 1],
     ]);
-    expect(await keptRows(userId)).toEqual([
+    expect(await fixture.keptRows(userId)).toEqual([
       { media_id: "a", event_id: 200, media_type: "video" },
       { media_id: "b", event_id: 100, media_type: "photo" },
     ]);
-    expect(await historyRows(userId)).toEqual([
+    expect(await fixture.historyRows(userId)).toEqual([
       { event_id: 100, media_count: 1, photo_count: 1, video_count: 0 },
       { event_id: 200, media_count: 1, photo_count: 0, video_count: 1 },
     ]);
   });
 
   test("a re-sent item that now matches nothing, or only an unlicensed event, loses its old match", async () => {
-    const userId = await newUser();
-    await sendMedia(server, key, userId, [
-      photo("a", DURING_100),
-      photo("b", DURING_100),
-      photo("c", DURING_100),
-    ]);
-    const response = await sendMedia(server, key, userId, [
-      photo("a", DURING_100, NOWHERE),
-      photo("b", DURING_101),
-    ]);
+    const userId = await fixture.newUser();
+    await fixture.send(userId, [photo("a", DURING_100), photo("b", DURING_100), photo("c", DURING_100)]);
+    const response = await fixture.send(userId, [photo("a", DURING_100, NOWHERE), photo("b", DURING_101)]);
     expect(response.body.matches).toContainEqual({
       media_id: "b",
       matched: false,
@@ -202,26 +174,26 @@ describe("keeping, upserting and removing", () => {
       venue_id: 1,
     });
     expect(response.body.events).toEqual([]);
-    expect(await keptRows(userId)).toEqual([{ media_id: "c", event_id: 100, media_type: "photo" }]);
-    expect(await historyRows(userId)).toEqual([
+    expect(await fixture.keptRows(userId)).toEqual([{ media_id: "c", event_id: 100, media_type: "photo" }]);
+    expect(await fixture.historyRows(userId)).toEqual([
       { event_id: 100, media_count: 1, photo_count: 1, video_count: 0 },
     ]);
   });
 
   test("a rejected re-send leaves the earlier match alone", async () => {
-    const userId = await newUser();
-    await sendMedia(server, key, userId, [photo("a", DURING_100)]);
-    const response = await sendMedia(server, key, userId, [{ id: "a", ...AT_VENUE_1 }]);
+    const userId = await fixture.newUser();
+    await fixture.send(userId, [photo("a", DURING_100)]);
+    const response = await fixture.send(userId, [{ id: "a", ...AT_VENUE_1 }]);
     expect(response.body.rejected).toEqual([{ id: "a", reason: "missing_taken_at" }]);
-    expect(await keptRows(userId)).toHaveLength(1);
+    expect(await fixture.keptRows(userId)).toHaveLength(1);
   });
 
   test("items are kept per user: the same id under two users is two items", async () => {
-    const first = await newUser();
-    const second = await newUser();
-    await sendMedia(server, key, first, [photo("same", DURING_100)]);
-    await sendMedia(server, key, second, [photo("same", DURING_200, AT_VENUE_2)]);
-    expect((await keptRows(first)).map((r) => r.event_id)).toEqual([100]);
-    expect((await keptRows(second)).map((r) => r.event_id)).toEqual([200]);
+    const first = await fixture.newUser();
+    const second = await fixture.newUser();
+    await fixture.send(first, [photo("same", DURING_100)]);
+    await fixture.send(second, [photo("same", DURING_200, AT_VENUE_2)]);
+    expect((await fixture.keptRows(first)).map((r) => r.event_id)).toEqual([100]);
+    expect((await fixture.keptRows(second)).map((r) => r.event_id)).toEqual([200]);
   });
 });

@@ -1,38 +1,21 @@
 /** POST /v1/users/{user_id}/media: the per-item rejections of contract §4, which leave the status 200. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { sendMedia } from "./support/catalogFixtures.ts";
+import { describe, expect, test } from "bun:test";
 import {
   AT_VENUE_1,
   AT_VENUE_2,
   DURING_100,
   DURING_200,
-  keptRows as keptOf,
+  mediaTestFile,
   NOWHERE,
   photo,
-  startMediaServer,
-  userState as stateOf,
 } from "./support/mediaCatalog.ts";
-import type { TestServer } from "./support/server.ts";
 
-let server: TestServer;
-let key: string;
-let newUser: () => Promise<string>;
-
-beforeAll(async () => {
-  ({ server, key, newUser } = await startMediaServer());
-});
-
-afterAll(async () => {
-  await server.close();
-});
-
-const keptRows = (userId: string) => keptOf(server, userId);
-const userState = (userId: string) => stateOf(server, userId);
+const fixture = mediaTestFile();
 
 describe("per-item rejections", () => {
   test("each rule, in its order, with the status staying 200", async () => {
-    const userId = await newUser();
-    const response = await sendMedia(server, key, userId, [
+    const userId = await fixture.newUser();
+    const response = await fixture.send(userId, [
       { id: "no-time", ...AT_VENUE_1 },
       { id: "null-time", taken_at: null, ...AT_VENUE_1 },
       { id: "no-lat", taken_at: DURING_100, longitude: -73.99 },
@@ -93,12 +76,12 @@ describe("per-item rejections", () => {
     ]);
     expect(response.body.accepted).toBe(1);
     expect(response.body.matches).toEqual([{ media_id: "dup", matched: true, event_id: 100, venue_id: 1 }]);
-    expect((await keptRows(userId)).map((r) => r.event_id)).toEqual([100]);
+    expect((await fixture.keptRows(userId)).map((r) => r.event_id)).toEqual([100]);
   });
 
   test("accepted forms of taken_at: numeric offsets, fractions, lowercase and space separators, edges", async () => {
-    const userId = await newUser();
-    const response = await sendMedia(server, key, userId, [
+    const userId = await fixture.newUser();
+    const response = await fixture.send(userId, [
       photo("offset", "2025-07-04T16:00:00-05:00"),
       photo("fraction", "2025-07-04T21:00:00.123456789Z"),
       photo("lower", "2025-07-04t21:00:00z"),
@@ -123,11 +106,11 @@ describe("per-item rejections", () => {
   });
 
   test("a batch whose items are all rejected is still 200 and advances the sync mark", async () => {
-    const userId = await newUser();
-    const response = await sendMedia(server, key, userId, [{ id: "a" }, { id: "b", taken_at: DURING_100 }]);
+    const userId = await fixture.newUser();
+    const response = await fixture.send(userId, [{ id: "a" }, { id: "b", taken_at: DURING_100 }]);
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ accepted: 0, matched: 0, matches: [], events: [] });
     expect(response.body.last_sync_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    expect(await userState(userId)).toMatchObject({ received: false });
+    expect(await fixture.userState(userId)).toMatchObject({ received: false });
   });
 });

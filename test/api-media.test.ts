@@ -1,40 +1,18 @@
 /** POST /v1/users/{user_id}/media: request validation (the per-item rejections: api-media-rejections). */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { sendMedia } from "./support/catalogFixtures.ts";
-import {
-  AT_VENUE_1,
-  DURING_100,
-  keptRows as keptOf,
-  photo,
-  startMediaServer,
-  userState as stateOf,
-} from "./support/mediaCatalog.ts";
-import type { TestServer } from "./support/server.ts";
+import { AT_VENUE_1, DURING_100, mediaTestFile, photo } from "./support/mediaCatalog.ts";
 
-let server: TestServer;
-let key: string;
-let otherKey: string;
-let newUser: () => Promise<string>;
-
-beforeAll(async () => {
-  ({ server, key, otherKey, newUser } = await startMediaServer());
-});
-
-afterAll(async () => {
-  await server.close();
-});
-
-const keptRows = (userId: string) => keptOf(server, userId);
-const userState = (userId: string) => stateOf(server, userId);
+const fixture = mediaTestFile();
 
 describe("request-level validation", () => {
   const invalidItem = async (media: unknown[]) => {
-    const userId = await newUser();
-    const response = await sendMedia(server, key, userId, media);
+    const userId = await fixture.newUser();
+    const response = await fixture.send(userId, media);
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe("invalid_media_item");
-    expect(await keptRows(userId)).toEqual([]);
-    expect(await userState(userId)).toEqual({ last_sync_at: null, received: false });
+    expect(await fixture.keptRows(userId)).toEqual([]);
+    expect(await fixture.userState(userId)).toEqual({ last_sync_at: null, received: false });
     return response.body.error.details.items;
   };
 
@@ -95,8 +73,8 @@ describe("request-level validation", () => {
   });
 
   test("an id of exactly 255 characters and a duration of 0 are valid", async () => {
-    const userId = await newUser();
-    const response = await sendMedia(server, key, userId, [
+    const userId = await fixture.newUser();
+    const response = await fixture.send(userId, [
       photo("y".repeat(255), DURING_100, AT_VENUE_1, { duration_seconds: 0, media_type: "video" }),
     ]);
     expect(response.status).toBe(200);
@@ -104,37 +82,37 @@ describe("request-level validation", () => {
   });
 
   test("an id's length is counted in characters: 255 emoji pass, 256 are max_length", async () => {
-    const userId = await newUser();
+    const userId = await fixture.newUser();
     const emoji = "\u{1F600}";
-    const accepted = await sendMedia(server, key, userId, [photo(emoji.repeat(255), DURING_100, AT_VENUE_1)]);
+    const accepted = await fixture.send(userId, [photo(emoji.repeat(255), DURING_100, AT_VENUE_1)]);
     expect(accepted.status).toBe(200);
     expect(accepted.body.matches[0].media_id).toBe(emoji.repeat(255));
-    const refused = await sendMedia(server, key, userId, [photo(emoji.repeat(256), DURING_100, AT_VENUE_1)]);
+    const refused = await fixture.send(userId, [photo(emoji.repeat(256), DURING_100, AT_VENUE_1)]);
     expect(refused.status).toBe(400);
     expect(refused.body.error.details.items).toEqual([{ index: 0, field: "id", reason: "max_length" }]);
   });
 
   test("empty media array is 400 empty_batch", async () => {
-    const userId = await newUser();
-    const response = await sendMedia(server, key, userId, []);
+    const userId = await fixture.newUser();
+    const response = await fixture.send(userId, []);
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe("empty_batch");
   });
 
   test("more than 200 items is 413 invalid_batch_size with the count, checked before the items", async () => {
-    const userId = await newUser();
+    const userId = await fixture.newUser();
     const media = Array.from({ length: 201 }, (_, i) => (i === 0 ? "bad item" : photo(`m${i}`, DURING_100)));
-    const response = await sendMedia(server, key, userId, media);
+    const response = await fixture.send(userId, media);
     expect(response.status).toBe(413);
     expect(response.body.error.code).toBe("invalid_batch_size");
     expect(response.body.error.details).toEqual({ received: 201 });
-    expect(await keptRows(userId)).toEqual([]);
+    expect(await fixture.keptRows(userId)).toEqual([]);
   });
 
   test("exactly 200 items is accepted", async () => {
-    const userId = await newUser();
+    const userId = await fixture.newUser();
     const media = Array.from({ length: 200 }, (_, i) => photo(`m${i}`, DURING_100));
-    const response = await sendMedia(server, key, userId, media);
+    const response = await fixture.send(userId, media);
     expect(response.status).toBe(200);
     expect(response.body.accepted).toBe(200);
     expect(response.body.matched).toBe(200);
@@ -142,7 +120,7 @@ describe("request-level validation", () => {
   });
 
   test("media missing, not an array, or a body that is not an object is 400 invalid_request", async () => {
-    const userId = await newUser();
+    const userId = await fixture.newUser();
     for (const body of [
       {},
       { media: "x" },
@@ -150,16 +128,19 @@ describe("request-level validation", () => {
       { media: null },
       [photo("a", DURING_100)],
     ]) {
-      const response = await server.call("POST", `/v1/users/${userId}/media`, { key, body });
+      const response = await fixture.server.call("POST", `/v1/users/${userId}/media`, {
+        key: fixture.key,
+        body,
+      });
       expect(response.status).toBe(400);
       expect(response.body.error.code).toBe("invalid_request");
     }
-    expect(await userState(userId)).toEqual({ last_sync_at: null, received: false });
+    expect(await fixture.userState(userId)).toEqual({ last_sync_at: null, received: false });
   });
 
   test("unknown members are ignored and null optional members read as absent", async () => {
-    const userId = await newUser();
-    const response = await sendMedia(server, key, userId, [
+    const userId = await fixture.newUser();
+    const response = await fixture.send(userId, [
       photo("a", DURING_100, AT_VENUE_1, {
         media_type: null,
         filename: null,
@@ -177,42 +158,42 @@ describe("request-level validation", () => {
   });
 
   test("an id or another string with an unpaired surrogate is invalid_media_item, and nothing is stored", async () => {
-    const userId = await newUser();
-    const response = await sendMedia(server, key, userId, [
+    const userId = await fixture.newUser();
+    const response = await fixture.send(userId, [
       photo("fine", DURING_100, AT_VENUE_1),
       photo("\ud800", DURING_100, AT_VENUE_1),
     ]);
     expect(response.status).toBe(400);
     expect(response.body.error.details.items).toEqual([{ index: 1, field: "id", reason: "type" }]);
-    const thumbnail = await sendMedia(server, key, userId, [
+    const thumbnail = await fixture.send(userId, [
       photo("thumb", DURING_100, AT_VENUE_1, { thumbnail_url: "https://x.example/\udfff.jpg" }),
     ]);
     expect(thumbnail.body.error.details.items).toEqual([
       { index: 0, field: "thumbnail_url", reason: "type" },
     ]);
-    const history = await server.call("GET", `/v1/users/${userId}/events`, { key });
+    const history = await fixture.server.call("GET", `/v1/users/${userId}/events`, { key: fixture.key });
     expect(history.body.total).toBe(0);
   });
 
   test("an unknown member beside media is ignored", async () => {
-    const userId = await newUser();
-    const response = await server.call("POST", `/v1/users/${userId}/media`, {
-      key,
+    const userId = await fixture.newUser();
+    const response = await fixture.server.call("POST", `/v1/users/${userId}/media`, {
+      key: fixture.key,
       body: { media: [photo("a", DURING_100, AT_VENUE_1)], batch_note: "scan 3 of 7" },
     });
     expect([response.status, response.body.matched]).toEqual([200, 1]);
   });
 
   test("an unknown user, or another partner's user, is 404 user_not_found after the body passed", async () => {
-    const userId = await newUser();
-    const unknown = await sendMedia(server, key, crypto.randomUUID(), [photo("a", DURING_100)]);
+    const userId = await fixture.newUser();
+    const unknown = await fixture.send(crypto.randomUUID(), [photo("a", DURING_100)]);
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe("user_not_found");
-    const foreign = await sendMedia(server, otherKey, userId, [photo("a", DURING_100)]);
+    const foreign = await sendMedia(fixture.server, fixture.otherKey, userId, [photo("a", DURING_100)]);
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.code).toBe("user_not_found");
-    const invalidFirst = await sendMedia(server, key, crypto.randomUUID(), []);
+    const invalidFirst = await fixture.send(crypto.randomUUID(), []);
     expect(invalidFirst.body.error.code).toBe("empty_batch");
-    expect(await keptRows(userId)).toEqual([]);
+    expect(await fixture.keptRows(userId)).toEqual([]);
   });
 });

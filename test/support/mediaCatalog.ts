@@ -1,5 +1,6 @@
+import { afterAll, beforeAll } from "bun:test";
 import { sql } from "drizzle-orm";
-import { createUser, seedCatalog } from "./catalogFixtures.ts";
+import { createUser, seedCatalog, sendMedia } from "./catalogFixtures.ts";
 import { startTestServer, type TestServer } from "./server.ts";
 
 /**
@@ -13,15 +14,26 @@ export const DURING_101 = "2025-07-06T21:00:00Z";
 export const DURING_200 = "2025-08-01T20:00:00Z";
 export const NOWHERE = { latitude: 0, longitude: 0 };
 
-export type MediaTestServer = {
+/**
+ * The server of one media test file, filled in by the file's `beforeAll` (see `mediaTestFile`): read
+ * its members inside tests only.
+ */
+export type MediaTestFile = {
   server: TestServer;
   key: string;
   /** A key of another partner. */
   otherKey: string;
   newUser(): Promise<string>;
+  /** Sends a batch with `key`. */
+  send(userId: string, media: unknown[]): ReturnType<typeof sendMedia>;
+  keptRows(userId: string): ReturnType<typeof keptRows>;
+  historyRows(userId: string): ReturnType<typeof historyRows>;
+  userState(userId: string): ReturnType<typeof userState>;
 };
 
-export async function startMediaServer(): Promise<MediaTestServer> {
+async function startMediaServer(): Promise<
+  Omit<MediaTestFile, "send" | "keptRows" | "historyRows" | "userState">
+> {
   const server = await startTestServer();
   const key = (await server.partner("acme")).sandbox;
   const otherKey = (await server.partner("globex")).sandbox;
@@ -67,13 +79,13 @@ export const photo = (
   ...extra,
 });
 
-export function keptRows(server: TestServer, userId: string) {
+function keptRows(server: TestServer, userId: string) {
   return server.store.rows<{ media_id: string; event_id: number; media_type: string }>(
     sql`select media_id, event_id, media_type from media where user_id = ${userId} order by media_id`,
   );
 }
 
-export function historyRows(server: TestServer, userId: string) {
+function historyRows(server: TestServer, userId: string) {
   return server.store.rows<{
     event_id: number;
     media_count: number;
@@ -85,9 +97,30 @@ export function historyRows(server: TestServer, userId: string) {
   );
 }
 
-export async function userState(server: TestServer, userId: string) {
+async function userState(server: TestServer, userId: string) {
   const [row] = await server.store.rows<{ last_sync_at: string | null; received: boolean }>(
     sql`select last_sync_at, received_since_sync as received from users where id = ${userId}`,
   );
   return row;
+}
+
+/**
+ * Starts the media test server before the file's tests and closes it after them; the returned object
+ * is empty until then, so tests read it, never the file's top level.
+ */
+export function mediaTestFile(): MediaTestFile {
+  const file = {} as MediaTestFile;
+  beforeAll(async () => {
+    const started = await startMediaServer();
+    Object.assign(file, started, {
+      send: (userId: string, media: unknown[]) => sendMedia(started.server, started.key, userId, media),
+      keptRows: (userId: string) => keptRows(started.server, userId),
+      historyRows: (userId: string) => historyRows(started.server, userId),
+      userState: (userId: string) => userState(started.server, userId),
+    });
+  });
+  afterAll(async () => {
+    await file.server.close();
+  });
+  return file;
 }
