@@ -84,6 +84,7 @@ describe("per-item rejections", () => {
     const response = await fixture.send(userId, [
       photo("offset", "2025-07-04T16:00:00-05:00"),
       photo("fraction", "2025-07-04T21:00:00.123456789Z"),
+      photo("sub-microsecond", "2025-07-04T21:59:59.9999999Z"),
       photo("lower", "2025-07-04t21:00:00z"),
       photo("space", "2025-07-04 21:00:00+00:00"),
       photo("leap-day", "2024-02-29T12:00:00Z", NOWHERE),
@@ -94,14 +95,18 @@ describe("per-item rejections", () => {
     ]);
     expect(response.status).toBe(200);
     expect(response.body.rejected).toEqual([]);
-    expect(response.body.accepted).toBe(9);
-    expect(response.body.matched).toBe(4);
+    expect(response.body.accepted).toBe(10);
+    expect(response.body.matched).toBe(5);
     const media = response.body.events[0].media;
     expect(media.find((m: { media_id: string }) => m.media_id === "offset").taken_at).toBe(
       "2025-07-04T21:00:00.000Z",
     );
     expect(media.find((m: { media_id: string }) => m.media_id === "fraction").taken_at).toBe(
       "2025-07-04T21:00:00.123Z",
+    );
+    // Stored floored to the microsecond: rounding would carry it into the next second (or day, or year).
+    expect(media.find((m: { media_id: string }) => m.media_id === "sub-microsecond").taken_at).toBe(
+      "2025-07-04T21:59:59.999Z",
     );
   });
 

@@ -114,13 +114,19 @@ export function matchInstantMs({ ms, fraction }: TakenAt): number {
   return fraction.length > 3 && Number(fraction.slice(3)) > 0 ? ms + 0.5 : ms;
 }
 
+/** The store keeps microseconds. */
+const STORED_FRACTION_DIGITS = 6;
+
 /**
- * The instant as RFC 3339 UTC text with every fraction digit sent, for the store. Built only for the
- * items a batch keeps (a few in a hundred): formatting every accepted item cost more than parsing it.
+ * The instant as RFC 3339 UTC text, floored to the microsecond the store keeps. Handed more digits,
+ * PostgreSQL would round them, and `…23:59:59.9999999Z` would become the next second, day or year (a
+ * five-digit year after 9999-12-31), unlike the floored milliseconds of every response. Built only for
+ * the items a batch keeps (a few in a hundred): formatting every accepted item cost more than parsing it.
  */
 export function utcText({ ms, fraction }: TakenAt): string {
   const whole = new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19);
-  return fraction === "" ? `${whole}Z` : `${whole}.${fraction}Z`;
+  const stored = fraction.slice(0, STORED_FRACTION_DIGITS);
+  return stored === "" ? `${whole}Z` : `${whole}.${stored}Z`;
 }
 
 const inRange = (value: number, limit: number) => value >= -limit && value <= limit;
