@@ -103,14 +103,33 @@ describe("GET /v1/users/{user_id}/events", () => {
     expect(response.body).toMatchObject({ has_more: false, next_cursor: null, total: 61 });
   });
 
-  test("malformed query parameters are 400 invalid_request", async () => {
-    const bad = ["abc", "0", "101", "1.5", "-1", "1e1", "0x10", "", " 5"].map(
-      (v) => `limit=${encodeURIComponent(v)}`,
-    );
-    bad.push("include_media=yes", "include_media=1", "include_media=TRUE", "include_media=");
-    for (const query of bad) {
+  test("malformed query parameters are 400 invalid_request, an integer out of bounds with reason range", async () => {
+    const limits: [string, string][] = [
+      ["0", "range"],
+      ["101", "range"],
+      ["-1", "range"],
+      ["abc", "type"],
+      ["1.5", "type"],
+      ["1e1", "type"],
+      ["0x10", "type"],
+      ["", "type"],
+      [" 5", "type"],
+      ["007", "type"],
+    ];
+    const bad: [string, string, string][] = limits.map(([v, reason]) => [
+      `limit=${encodeURIComponent(v)}`,
+      "limit",
+      reason,
+    ]);
+    for (const v of ["yes", "1", "TRUE", ""]) bad.push([`include_media=${v}`, "include_media", "enum"]);
+    for (const [query, field, reason] of bad) {
       const response = await history(pagingUser, `?${query}`);
-      expect([query, response.status, response.body.error?.code]).toEqual([query, 400, "invalid_request"]);
+      expect([query, response.status, response.body.error?.code, response.body.error?.details]).toEqual([
+        query,
+        400,
+        "invalid_request",
+        { fields: [{ field, reason }] },
+      ]);
     }
   });
 

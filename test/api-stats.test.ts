@@ -214,10 +214,17 @@ describe("GET /v1/users/{user_id}/stats", () => {
     expect((await statsOf(fan, "?top=50")).body.top_venues).toHaveLength(5);
   });
 
-  test("top outside 1..50 or not a plain integer is invalid_request", async () => {
-    for (const top of ["0", "51", "-1", "1.5", "abc", "1e1", "0x10", "", "%205"]) {
+  test("top outside 1..50 (reason range) or not a plain integer (type) is invalid_request", async () => {
+    const outOfBounds = ["0", "51", "-1", "99999999999999999999"];
+    for (const top of [...outOfBounds, "1.5", "abc", "1e1", "0x10", "", "%205", "05"]) {
       const response = await statsOf(fan, `?top=${top}`);
-      expect([top, response.status, response.body.error.code]).toEqual([top, 400, "invalid_request"]);
+      const reason = outOfBounds.includes(top) ? "range" : "type";
+      expect([top, response.status, response.body.error.code, response.body.error.details]).toEqual([
+        top,
+        400,
+        "invalid_request",
+        { fields: [{ field: "top", reason }] },
+      ]);
     }
   });
 

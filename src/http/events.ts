@@ -6,6 +6,7 @@ import type { AppDeps } from "./app.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errorResponses } from "./errors.ts";
 import { EventBody, finishedJson, toEventBody } from "./eventMappers.ts";
+import { integerText } from "./formats.ts";
 import { partnerOf } from "./gate.ts";
 import { userNotFound } from "./requireUser.ts";
 import { UserPath } from "./userPaths.ts";
@@ -14,13 +15,11 @@ import { openObject } from "./validation.ts";
 const DEFAULT_LIMIT = 25;
 
 /**
- * Query values are matched as text: the framework's number and boolean coercion would let `1e1`, `0x10`,
- * ` 5` or `+5` through, and the contract wants anything but a plain 1..100 and `true`/`false` refused.
+ * Query values are matched as text (see `integerText`): the contract wants anything but a plain 1..100
+ * and `true`/`false` refused.
  */
 const HistoryQuery = openObject({
-  limit: t.Optional(
-    t.String({ pattern: "^(100|[1-9][0-9]?)$", description: "Integer 1 to 100, default 25" }),
-  ),
+  limit: t.Optional(integerText(1, 100, "Integer 1 to 100, default 25")),
   cursor: t.Optional(t.String({ description: "Opaque: the next_cursor of the previous page" })),
   include_media: t.Optional(t.Union([t.Literal("true"), t.Literal("false")], { default: "true" })),
 });

@@ -19,6 +19,31 @@ export function limitedString(max: number, options: { minLength?: number; descri
 /** An `event_id` path parameter: a positive integer in plain decimal digits, of any size. */
 export const POSITIVE_INTEGER = /^[1-9][0-9]*$/;
 
+/** A whole number as a person writes it: no exponent, spaces, plus sign or leading zero. */
+const PLAIN_INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
+
+/**
+ * A query parameter that must be an integer from `min` to `max` in plain decimal digits. Query values
+ * are matched as text: the framework's number coercion would let `1e1`, `0x10`, ` 5` or `+5` through,
+ * and a partner's typo deserves a 400, not a guess. A format rather than a pattern, so a failure can
+ * tell an integer out of bounds (`range`) from text that is no integer (`type`): see `isIntegerRange`.
+ */
+export function integerText(min: number, max: number, description: string) {
+  const format = `integer-${min}-to-${max}`;
+  if (!FormatRegistry.Has(format)) {
+    FormatRegistry.Set(format, (value) => {
+      const number = Number(value);
+      return PLAIN_INTEGER.test(value) && number >= min && number <= max;
+    });
+  }
+  return t.String({ format, description });
+}
+
+/** Whether `value`, refused by an `integerText` format, is an integer (so out of bounds) at all. */
+export function isOutOfRangeInteger(format: string | undefined, value: unknown): boolean {
+  return /^integer-\d+-to-\d+$/.test(format ?? "") && typeof value === "string" && PLAIN_INTEGER.test(value);
+}
+
 /**
  * Registers the string formats the schemas use, once the OpenAPI plugin has loaded. On import the plugin
  * replaces TypeBox's format checks with ones that build a Zod schema on every call; for the `uuid` of every

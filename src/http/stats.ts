@@ -5,6 +5,7 @@ import { userStats } from "../store/stats.ts";
 import type { AppDeps } from "./app.ts";
 import { errorResponses } from "./errors.ts";
 import { finishedJson } from "./eventMappers.ts";
+import { integerText } from "./formats.ts";
 import { partnerOf } from "./gate.ts";
 import { userNotFound } from "./requireUser.ts";
 import { UserPath } from "./userPaths.ts";
@@ -12,17 +13,9 @@ import { openObject } from "./validation.ts";
 
 const DEFAULT_TOP = 5;
 
-/**
- * `top` in plain decimal, 1 to 50. A string pattern rather than a coerced integer, because coercion
- * would also take `0x10`, `1e1` or ` 5`, and a partner's typo deserves a 400, not a guess.
- */
+/** `top` in plain decimal, 1 to 50 (see `integerText`). */
 const StatsQuery = openObject({
-  top: t.Optional(
-    t.String({
-      pattern: "^(?:[1-9]|[1-4][0-9]|50)$",
-      description: "Length of each top list: 1 to 50, default 5",
-    }),
-  ),
+  top: t.Optional(integerText(1, 50, "Length of each top list: 1 to 50, default 5")),
 });
 
 /** Plain TypeBox integers: elysia's `t.Integer` also accepts numeric strings and documents itself so. */

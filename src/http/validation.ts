@@ -3,6 +3,7 @@ import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import { t, type ValidationError } from "elysia";
 import { isCharacterLimitFormat } from "../store/text.ts";
 import { ApiError } from "./errors.ts";
+import { isOutOfRangeInteger } from "./formats.ts";
 
 /**
  * The schema of what a request sends: its JSON body or its query string. Unknown members are allowed
@@ -29,10 +30,11 @@ function reasonOf(error: ValueError): IssueReason {
       return "required";
     case ValueErrorType.StringMaxLength:
       return "max_length";
-    case ValueErrorType.StringFormat:
-      return KindGuard.IsString(error.schema) && isCharacterLimitFormat(error.schema.format)
-        ? "max_length"
-        : "type";
+    case ValueErrorType.StringFormat: {
+      const format = KindGuard.IsString(error.schema) ? error.schema.format : undefined;
+      if (isCharacterLimitFormat(format)) return "max_length";
+      return isOutOfRangeInteger(format, error.value) ? "range" : "type";
+    }
     case ValueErrorType.Literal:
       return "enum";
     case ValueErrorType.ArrayMaxItems:
