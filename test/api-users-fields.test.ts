@@ -75,6 +75,13 @@ describe("POST /v1/users fields", () => {
       { email: "(a)@b.co" },
       { email: "a@-.-" },
       { email: "a@b!.com" },
+      { email: "a@x.\u00a0" },
+      { email: "a@b.\ufeff" },
+      { email: "a@b.\u3000" },
+      { email: "a@b.\u200b" },
+      { email: "a@\u2605.\u2606" },
+      { email: "a@\u00a9.\u00ae" },
+      { email: "a@b.\u2026" },
       { email: `${"x".repeat(243)}@example.com` },
       { email: 5, first_name: 7 },
     ];
@@ -91,6 +98,8 @@ describe("POST /v1/users fields", () => {
       "first.last+tag@mail.example",
       "o'brien@x.example",
       "ana@bücher.example",
+      "ravi@\u0939\u093f\u0928\u094d\u0926\u0940.example",
+      "  nbsp@trimmed.example\u00a0",
       "Up@Case.Example",
     ]) {
       expect([email, (await create({ email })).status]).toEqual([email, 201]);

@@ -26,7 +26,7 @@ const PLAIN_INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
  * A query parameter that must be an integer from `min` to `max` in plain decimal digits. Query values
  * are matched as text: the framework's number coercion would let `1e1`, `0x10`, ` 5` or `+5` through,
  * and a partner's typo deserves a 400, not a guess. A format rather than a pattern, so a failure can
- * tell an integer out of bounds (`range`) from text that is no integer (`type`): see `isIntegerRange`.
+ * tell an integer out of bounds (`range`) from text that is no integer (`type`): see `isOutOfRangeInteger`.
  */
 export function integerText(min: number, max: number, description: string) {
   const format = `integer-${min}-to-${max}`;
@@ -44,6 +44,34 @@ export function isOutOfRangeInteger(format: string | undefined, value: unknown):
   return /^integer-\d+-to-\d+$/.test(format ?? "") && typeof value === "string" && PLAIN_INTEGER.test(value);
 }
 
+/** A domain label: letters of any script with their marks (internationalised names), digits, inner hyphens. */
+const LABEL = String.raw`[\p{L}\p{M}\p{Nd}](?:[\p{L}\p{M}\p{Nd}-]*[\p{L}\p{M}\p{Nd}])?`;
+
+/**
+ * The local part is a run without whitespace, `@` or the characters that only a quoted or bracketed
+ * address may hold (`<>()[]\,;:"`), which no partner's sign-up form produces; the domain is two or more
+ * labels, so `a@b.c<script>`, `a@-.-` or `a@★.☆` are refused while `first.last+tag@mail.example` and
+ * `ana@bücher.example` pass. Unicode-aware (the `u` flag), which a schema pattern cannot be: there a
+ * label's "any letter" had to be a code-unit range that also took no-break spaces and symbols.
+ */
+const EMAIL_ADDRESS = new RegExp(String.raw`^[^\s@<>()[\]\\,;:"]+@${LABEL}(?:\.${LABEL})+$`, "u");
+
+const MAX_EMAIL_CHARACTERS = 254;
+
+/**
+ * `local@domain.tld` once trimmed, at most 254 characters counted as code points (contract §3). Judged
+ * after trimming, as it is stored: a trailing no-break space once passed as a letter of the last label
+ * and was then trimmed away, leaving `a@x.` stored.
+ */
+function isEmailAddress(value: string): boolean {
+  const email = value.trim();
+  const fits = email.length <= MAX_EMAIL_CHARACTERS || [...email].length <= MAX_EMAIL_CHARACTERS;
+  return fits && EMAIL_ADDRESS.test(email);
+}
+
+/** The schema format of a user's email (see `isEmailAddress`). */
+export const EMAIL_ADDRESS_FORMAT = "email-address";
+
 /**
  * Registers the string formats the schemas use, once the OpenAPI plugin has loaded. On import the plugin
  * replaces TypeBox's format checks with ones that build a Zod schema on every call; for the `uuid` of every
@@ -52,4 +80,5 @@ export function isOutOfRangeInteger(format: string | undefined, value: unknown):
  */
 export function registerFormats(): void {
   FormatRegistry.Set("uuid", (value) => UUID.test(value));
+  FormatRegistry.Set(EMAIL_ADDRESS_FORMAT, isEmailAddress);
 }
