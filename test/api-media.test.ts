@@ -175,6 +175,55 @@ describe("request-level validation", () => {
     expect(history.body.total).toBe(0);
   });
 
+  test("malformed strings are item failures like any other: every item listed, member names too, after the size", async () => {
+    const userId = await fixture.newUser();
+    const listed = await fixture.send(userId, [
+      photo("nul", DURING_100, AT_VENUE_1, { filename: "a\u0000" }),
+      photo("gif", DURING_100, AT_VENUE_1, { media_type: "gif" }),
+      { ...photo("nul-name", DURING_100, AT_VENUE_1), "z\u0000": 1 },
+      photo("\u0000", DURING_100, AT_VENUE_1, { filename: "\u0000" }),
+    ]);
+    expect(listed.status).toBe(400);
+    expect(listed.body.error.details.items).toEqual([
+      { index: 0, field: "filename", reason: "type" },
+      { index: 1, field: "media_type", reason: "enum" },
+      { index: 2, field: "z\u0000", reason: "type" },
+      { index: 3, field: "id", reason: "type" },
+      { index: 3, field: "filename", reason: "type" },
+    ]);
+    const oversized = Array.from({ length: 201 }, (_, i) => photo(`p${i}`, DURING_100, AT_VENUE_1));
+    oversized[150] = photo("p150", DURING_100, AT_VENUE_1, { filename: "a\u0000" });
+    const tooMany = await fixture.send(userId, oversized);
+    expect([tooMany.status, tooMany.body.error.code]).toEqual([413, "invalid_batch_size"]);
+    expect(await fixture.keptRows(userId)).toEqual([]);
+  });
+
+  test("numbers past the range of a double: a coordinate is out of range per item, a duration is range", async () => {
+    const userId = await fixture.newUser();
+    const rawBody = `{"media": [
+      {"id": "far", "taken_at": "${DURING_100}", "latitude": 1e400, "longitude": -73.99},
+      {"id": "west", "taken_at": "${DURING_100}", "latitude": 40.75, "longitude": -1e400},
+      {"id": "ok", "taken_at": "${DURING_100}", "latitude": 40.75, "longitude": -73.99}]}`;
+    const path = `/v1/users/${userId}/media`;
+    const json = { "content-type": "application/json" };
+    const response = await fixture.server.call("POST", path, { key: fixture.key, rawBody, headers: json });
+    expect(response.status).toBe(200);
+    expect(response.body.rejected).toEqual([
+      { id: "far", reason: "invalid" },
+      { id: "west", reason: "invalid" },
+    ]);
+    expect(response.body.matched).toBe(1);
+    const duration = await fixture.server.call("POST", path, {
+      key: fixture.key,
+      rawBody: `{"media": [{"id": "long", "taken_at": "${DURING_100}", "duration_seconds": 1e400}]}`,
+      headers: json,
+    });
+    expect(duration.status).toBe(400);
+    expect(duration.body.error.details.items).toEqual([
+      { index: 0, field: "duration_seconds", reason: "range" },
+    ]);
+  });
+
   test("an unknown member beside media is ignored", async () => {
     const userId = await fixture.newUser();
     const response = await fixture.server.call("POST", `/v1/users/${userId}/media`, {

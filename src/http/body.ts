@@ -1,4 +1,4 @@
-import { mayHoldUnstorableString } from "../store/text.ts";
+import { mayHoldUnstorableString, nestsDeeperThan } from "../store/text.ts";
 import { ApiError } from "./errors.ts";
 
 /** Contract §1: request bodies over 2 MiB are refused with 413 payload_too_large. */
@@ -7,13 +7,23 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 const tooLarge = () =>
   new ApiError("payload_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes; split it and resend.`);
 
-/** `application/json`, any case, optionally with parameters such as `charset=utf-8`. */
-function isJson(contentType: string | null): boolean {
-  return contentType !== null && /^\s*application\/json\s*(;|$)/i.test(contentType);
+/**
+ * `application/json`, any case, optionally with parameters such as `charset=utf-8`. A charset other
+ * than UTF-8 names bytes this service would misread (JSON in and out is UTF-8, contract §1), and so
+ * does a Content-Encoding (gzip, say): both are refused rather than decoded as something else.
+ */
+function isUtf8Json(contentType: string | null, contentEncoding: string | null): boolean {
+  if (contentType === null || !/^\s*application\/json\s*(;|$)/i.test(contentType)) return false;
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType)?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) return false;
+  return contentEncoding === null || /^\s*identity\s*$/i.test(contentEncoding);
 }
 
 const unsupported = () =>
-  new ApiError("unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
+  new ApiError(
+    "unsupported_media_type",
+    "Send the body as UTF-8 JSON with Content-Type: application/json, without a Content-Encoding.",
+  );
 
 /**
  * Reads a body without ever holding more than the cap: a chunked body is cut off as soon as it
@@ -51,19 +61,26 @@ async function receive(request: Request, declared: number, json: boolean): Promi
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
+/**
+ * How deep a body may nest arrays and objects. The deepest request of the API is three levels (a
+ * batch, its array, an item); the rest is room for unknown members (contract §1 ignores them).
+ */
+export const MAX_NESTING = 32;
+
 /** A parsed body, and whether its text could hold a malformed string at all (see `readJsonBody`). */
 export type JsonBody = { value: unknown; mayHoldMalformed: boolean };
 
 /**
  * Contract §2 steps 6 and 7 in their order: a non-empty body must be JSON by Content-Type (415), fit
- * the cap (413), be valid UTF-8 and parse (400). An empty body counts as `{}`. A declared length is
- * judged before reading, so an oversized upload is refused without being received.
+ * the cap (413), be valid UTF-8 and parse (400), nesting at most MAX_NESTING levels (400). An empty body
+ * counts as `{}`. A declared length is judged before reading, so an oversized upload is refused
+ * without being received.
  *
  * A string PostgreSQL would not store as sent (U+0000, an unpaired surrogate) is malformed input
  * (contract §1); `mayHoldMalformed` says whether the text could hold one at all (see store/text.ts).
  */
 export async function readJsonBody(request: Request): Promise<JsonBody> {
-  const json = isJson(request.headers.get("content-type"));
+  const json = isUtf8Json(request.headers.get("content-type"), request.headers.get("content-encoding"));
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > 0 && !json) throw unsupported();
   if (declared > MAX_BODY_BYTES) throw tooLarge();
@@ -76,9 +93,17 @@ export async function readJsonBody(request: Request): Promise<JsonBody> {
   } catch {
     throw new ApiError("invalid_request", "The request body is not valid UTF-8.");
   }
+  let value: unknown;
   try {
-    return { value: JSON.parse(text), mayHoldMalformed: mayHoldUnstorableString(text) };
+    value = JSON.parse(text);
   } catch {
     throw new ApiError("invalid_request", "The request body is not valid JSON.");
   }
+  if (nestsDeeperThan(value, MAX_NESTING)) {
+    throw new ApiError(
+      "invalid_request",
+      `The request body nests arrays and objects more than ${MAX_NESTING} levels deep.`,
+    );
+  }
+  return { value, mayHoldMalformed: mayHoldUnstorableString(text) };
 }

@@ -1,9 +1,9 @@
 import type { RateLimits } from "../limits/index.ts";
-import { findUnstorableString } from "../store/text.ts";
+import { type JsonPath, unstorableStringPaths } from "../store/text.ts";
 import type { Authenticator, Partner } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { ApiError } from "./errors.ts";
-import type { RouteTable } from "./routes.ts";
+import type { RoutePolicy, RouteTable } from "./routes.ts";
 
 /** What the gate learned about a request, for the handlers and the response headers. */
 export type RequestContext = {
@@ -11,6 +11,8 @@ export type RequestContext = {
   /** RateLimit headers to put on the response of a limited endpoint. */
   rateHeaders: Record<string, string>;
   body: unknown;
+  /** Whether the body's text could hold a malformed string at all (see body.ts). */
+  mayHoldMalformed: boolean;
 };
 
 /**
@@ -63,7 +65,12 @@ export function createGate({ routes, authenticate, limits }: GateDeps) {
         allow: found.allow.join(", "),
       });
     }
-    const context: RequestContext = { partner: null, rateHeaders: {}, body: undefined };
+    const context: RequestContext = {
+      partner: null,
+      rateHeaders: {},
+      body: undefined,
+      mayHoldMalformed: false,
+    };
     contexts.set(request, context);
     const { policy } = found;
     if (policy.auth) context.partner = await authenticate(request.headers.get("x-partner-api-key"));
@@ -86,25 +93,25 @@ export function createGate({ routes, authenticate, limits }: GateDeps) {
     if (request.method === "POST") {
       const { value, mayHoldMalformed } = await readJsonBody(request);
       context.body = value;
-      if (mayHoldMalformed) rejectMalformedStrings(value);
+      context.mayHoldMalformed = mayHoldMalformed;
+      if (mayHoldMalformed) rejectMalformedStrings(value, policy);
     }
   };
 }
 
-function rejectMalformedStrings(body: unknown): void {
-  const path = findUnstorableString(body);
-  if (path === null) return;
-  const [root, index, field] = path;
-  if (root === "media" && typeof index === "number") {
-    throw new ApiError(
-      "invalid_media_item",
-      "A media item contains a string with U+0000 or an unpaired surrogate.",
-      {
-        items: [{ index, field: typeof field === "string" ? field : "item", reason: "type" }],
-      },
-    );
-  }
+/** Whether a path lies inside an item of the array the route checks itself (`RoutePolicy.itemsChecked`). */
+function inCheckedItem(path: JsonPath, policy: RoutePolicy): boolean {
+  return policy.itemsChecked !== undefined && path[0] === policy.itemsChecked && typeof path[1] === "number";
+}
+
+/**
+ * Contract §1: a string PostgreSQL would not store as sent (U+0000, an unpaired surrogate), member
+ * names included, is malformed input. Every such string is named, as the schema's failures are.
+ */
+function rejectMalformedStrings(body: unknown, policy: RoutePolicy): void {
+  const paths = unstorableStringPaths(body).filter((path) => !inCheckedItem(path, policy));
+  if (paths.length === 0) return;
   throw new ApiError("invalid_request", "The body contains a string with U+0000 or an unpaired surrogate.", {
-    field: path.join("."),
+    fields: paths.map((path) => ({ field: path.join("."), reason: "type" })),
   });
 }

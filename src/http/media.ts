@@ -11,7 +11,7 @@ import { type KeptMedia, writeBatch } from "../store/ingest.ts";
 import type { AppDeps } from "./app.ts";
 import { errorResponses } from "./errors.ts";
 import { EventBody, finishedJson, toEventBody } from "./eventMappers.ts";
-import { partnerOf } from "./gate.ts";
+import { contextOf, partnerOf } from "./gate.ts";
 import { type AcceptedItem, classifyItems, matchInstantMs, type Rejection, utcText } from "./mediaItems.ts";
 import { checkMediaBatch, MediaBatchBody, type MediaItem } from "./mediaSchema.ts";
 import { userNotFound } from "./requireUser.ts";
@@ -141,7 +141,7 @@ export function mediaResource({ store, matcher }: AppDeps) {
     {
       params: UserPath,
       parse: JSON_BODY,
-      transform: ({ body }) => checkMediaBatch(body),
+      transform: ({ body, request }) => checkMediaBatch(body, contextOf(request)?.mayHoldMalformed ?? false),
       body: MediaBatchBody,
       response: { 200: MediaBatchResponse, ...errorResponses(400, 401, 404, 405, 413, 415, 429, 500) },
       detail: {

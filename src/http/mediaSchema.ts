@@ -1,5 +1,6 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { t } from "elysia";
+import { unstorableStringPaths } from "../store/text.ts";
 import { ApiError } from "./errors.ts";
 import { limitedString } from "./formats.ts";
 import {
@@ -43,14 +44,24 @@ const itemChecker = TypeCompiler.Compile(MediaItem);
 /** The members whose null means "not sent"; `id` is required, so a null id stays a type error. */
 const NULLABLE_MEMBERS = Object.keys(MediaItem.properties).filter((name) => name !== "id");
 
-/** Every failing member of one item, each once, in schema order; a non-object item is one issue. */
-function itemIssues(item: unknown, index: number): Issue[] {
-  if (itemChecker.Check(item)) return [];
+/**
+ * Every failing member of one item, each once: schema failures in schema order, then members holding
+ * a malformed string (a `type` failure, contract §1), looked for only when the body's text could hold
+ * one. A non-object item is one issue.
+ */
+function itemIssues(item: unknown, index: number, mayHoldMalformed: boolean): Issue[] {
   const byField = new Map<string, IssueReason>();
-  for (const error of itemChecker.Errors(item)) {
-    const { path, reason } = explain(error);
-    const field = path.split("/")[1] ?? "";
-    if (!byField.has(field)) byField.set(field, reason);
+  if (!itemChecker.Check(item)) {
+    for (const error of itemChecker.Errors(item)) {
+      const { path, reason } = explain(error);
+      const field = path.split("/")[1] ?? "";
+      if (!byField.has(field)) byField.set(field, reason);
+    }
+  }
+  if (mayHoldMalformed) {
+    for (const [field = ""] of unstorableStringPaths(item)) {
+      if (!byField.has(String(field))) byField.set(String(field), "type");
+    }
   }
   return [...byField].map(([field, reason]) => ({
     path: ["media", index, field === "" ? "item" : field],
@@ -62,12 +73,28 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/** Drops optional members sent as null, in place, so the schema and the handler read them as absent. */
+/**
+ * A JSON number beyond the range of a double (`1e400`) parses as an infinity, which no schema takes for
+ * a number. A coordinate that large is simply out of range, like `1e300`: a per-item `invalid`
+ * (contract §4), not a request-level type error, so it becomes the largest finite number of its sign.
+ */
+const COORDINATES = ["latitude", "longitude"] as const;
+
+/**
+ * Drops optional members sent as null, in place, so the schema and the handler read them as absent,
+ * and brings infinite coordinates back into the numbers (see COORDINATES).
+ */
 function normalizeItems(items: unknown[]): void {
   for (const item of items) {
     if (!isPlainObject(item)) continue;
     for (const name of NULLABLE_MEMBERS) {
       if (item[name] === null) delete item[name];
+    }
+    for (const name of COORDINATES) {
+      const value = item[name];
+      if (value === Number.POSITIVE_INFINITY || value === Number.NEGATIVE_INFINITY) {
+        item[name] = Math.sign(value) * Number.MAX_VALUE;
+      }
     }
   }
 }
@@ -93,9 +120,11 @@ export const mediaValidation: Record<string, ValidationTranslator> = {
  * Runs before the framework's schema validation, in the contract's order: the batch size first (so an
  * oversized batch is 413 whatever its items hold), then every item. Items are checked here rather than
  * left to the framework because its error list stops after 64 entries and the contract wants all of them.
- * A body whose `media` is not an array is left to the schema (400 invalid_request).
+ * A body whose `media` is not an array is left to the schema (400 invalid_request). Malformed strings
+ * inside items are this check's too (the gate left them here, see `RoutePolicy.itemsChecked`), so a
+ * batch of 201 items is 413 whatever they hold, and every offending item is listed.
  */
-export function checkMediaBatch(body: unknown): void {
+export function checkMediaBatch(body: unknown, mayHoldMalformed: boolean): void {
   const { media: items } = isPlainObject(body) ? body : {};
   if (!Array.isArray(items)) return;
   if (items.length === 0) throw new ApiError("empty_batch", "The media array is empty; send 1 to 200 items.");
@@ -107,6 +136,6 @@ export function checkMediaBatch(body: unknown): void {
     );
   }
   normalizeItems(items);
-  const issues = items.flatMap((item, index) => itemIssues(item, index));
+  const issues = items.flatMap((item, index) => itemIssues(item, index, mayHoldMalformed));
   if (issues.length > 0) throw translateMediaIssues(issues, "body");
 }

@@ -7,6 +7,11 @@ export type RoutePolicy = {
   auth: boolean;
   /** The rate budget spent by a call, or null for endpoints that are never throttled. */
   budget: Budget | null;
+  /**
+   * The body member whose array items the route checks itself, malformed strings included, so that
+   * every offending item is reported together and after the batch size (contract §4, spec §4.2).
+   */
+  itemsChecked?: string;
 };
 
 /**
@@ -18,7 +23,7 @@ export const routePolicies: Record<string, RoutePolicy> = {
   "GET /v1/openapi.json": { auth: true, budget: null },
   "GET /v1/health": { auth: true, budget: null },
   "POST /v1/users": { auth: true, budget: "write" },
-  "POST /v1/users/:user_id/media": { auth: true, budget: "ingest" },
+  "POST /v1/users/:user_id/media": { auth: true, budget: "ingest", itemsChecked: "media" },
   "POST /v1/users/:user_id/sync-complete": { auth: true, budget: "write" },
   "GET /v1/users/:user_id/events": { auth: true, budget: "read" },
   "GET /v1/users/:user_id/stats": { auth: true, budget: "read" },

@@ -35,6 +35,10 @@ function reasonOf(error: ValueError): IssueReason {
       if (isCharacterLimitFormat(format)) return "max_length";
       return isOutOfRangeInteger(format, error.value) ? "range" : "type";
     }
+    case ValueErrorType.Number:
+    case ValueErrorType.Integer:
+      // A number the check refused for being a number at all is an infinity: `1e400` in the JSON text.
+      return typeof error.value === "number" && !Number.isFinite(error.value) ? "range" : "type";
     case ValueErrorType.Literal:
       return "enum";
     case ValueErrorType.ArrayMaxItems:

@@ -1,6 +1,6 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { characterLimitFormat, findUnstorableString, mayHoldUnstorableString } from "../text.ts";
+import { characterLimitFormat, mayHoldUnstorableString, unstorableStringPaths } from "../text.ts";
 
 /**
  * The three record types of a catalog file (contract §12), one JSON object a line. Each field carries a
@@ -130,7 +130,7 @@ export function parseRecord(line: string): ParsedLine {
   }
   const checker = checkers[type];
   if (!checker.Check(value)) return { error: firstProblem(checker, value) };
-  if (mayHoldUnstorableString(line) && findUnstorableString(value) !== null) {
+  if (mayHoldUnstorableString(line) && unstorableStringPaths(value).length > 0) {
     return { error: "a string contains U+0000 or an unpaired surrogate" };
   }
   return { record: value as CatalogRecord };
