@@ -83,7 +83,9 @@ export function unstorableStringPaths(
   if (typeof value === "string") {
     if (isUnstorableString(value)) found.push(path);
   } else if (Array.isArray(value)) {
-    value.forEach((element, i) => unstorableStringPaths(element, [...path, i], found));
+    value.forEach((element, i) => {
+      unstorableStringPaths(element, [...path, i], found);
+    });
   } else if (value !== null && typeof value === "object") {
     for (const [key, member] of Object.entries(value)) {
       if (isUnstorableString(key)) found.push([...path, key]);
