@@ -121,7 +121,7 @@ export function statsResource({ store }: AppDeps) {
     {
       params: UserPath,
       query: StatsQuery,
-      response: { 200: Stats, ...errorResponses(400, 401, 404, 429, 500) },
+      response: { 200: Stats, ...errorResponses(400, 401, 404, 405, 429, 500) },
       detail: {
         summary: "Statistics over the user's visible events, with the sync state that picks the next scan",
         tags: ["stats"],
