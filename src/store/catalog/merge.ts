@@ -105,14 +105,34 @@ const STAGED_PAIRS = `select s.id, p.performer_id, p.is_headliner, p.position::i
   from stage_events s cross join lateral unnest(s.performer_ids, s.headliners) with ordinality
     as p(performer_id, is_headliner, position)`;
 
-/** Upserts the chunk's existing events; the ids of those it rewrote are noted in stage_rewritten. */
-async function rewriteExisting(tx: CatalogTransaction): Promise<number> {
-  const [row] = await tx.query<{ count: number }>(
+type EventIdRow = { id: number };
+
+/** Upserts the chunk's existing events; the ids of those it rewrote are returned and noted in stage_rewritten. */
+async function rewriteExisting(tx: CatalogTransaction): Promise<EventIdRow[]> {
+  return tx.query<EventIdRow>(
     `with written as (${upsert("events", EVENT_COLUMNS, `${STAGED_EVENTS} where existing`)} returning t.id),
       noted as (insert into stage_rewritten (id) select id from written)
-    select count(*)::int as count from written`,
+    select id from written`,
   );
-  return row?.count ?? 0;
+}
+
+/**
+ * Replaces the performer lists of the chunk's existing events, writing only the pairs that differ, and
+ * returns the ids of the events whose billing changed (a pair removed, added, reordered or re-flagged).
+ */
+async function rebillExisting(tx: CatalogTransaction): Promise<EventIdRow[]> {
+  const removed = await withIndexProbes(tx, () =>
+    tx.query<EventIdRow>(`delete from event_performers ep using stage_events s
+      where s.existing and ep.event_id = s.id and not (ep.performer_id = any (s.performer_ids))
+      returning ep.event_id as id`),
+  );
+  const written =
+    await tx.query<EventIdRow>(`insert into event_performers as t (event_id, performer_id, is_headliner, position)
+    ${STAGED_PAIRS} where s.existing
+    on conflict (event_id, performer_id) do update set is_headliner = excluded.is_headliner, position = excluded.position
+    where (t.is_headliner, t.position) is distinct from (excluded.is_headliner, excluded.position)
+    returning t.event_id as id`);
+  return [...removed, ...written];
 }
 
 /**
@@ -155,20 +175,14 @@ export async function mergeEventChunk(
   );
   await tx.query(`insert into event_performers (event_id, performer_id, is_headliner, position)
     ${STAGED_PAIRS} where not s.existing`);
-  let updated = 0;
+  // An event counts as changed once, whether its own row, its billing or both changed.
+  const changed = new Set<number>();
   if (existing > 0) {
-    updated = await rewriteExisting(tx);
-    await withIndexProbes(tx, () =>
-      tx.query(`delete from event_performers ep using stage_events s
-        where s.existing and ep.event_id = s.id and not (ep.performer_id = any (s.performer_ids))`),
-    );
-    await tx.query(`insert into event_performers as t (event_id, performer_id, is_headliner, position)
-      ${STAGED_PAIRS} where s.existing
-      on conflict (event_id, performer_id) do update set is_headliner = excluded.is_headliner, position = excluded.position
-      where (t.is_headliner, t.position) is distinct from (excluded.is_headliner, excluded.position)`);
+    for (const { id } of await rewriteExisting(tx)) changed.add(id);
+    for (const { id } of await rebillExisting(tx)) changed.add(id);
   }
   await tx.query("truncate stage_events");
-  return { inserted, updated };
+  return { inserted, updated: changed.size };
 }
 
 /**
