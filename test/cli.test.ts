@@ -110,6 +110,9 @@ describe("keys", () => {
     expect((await cli(["keys", "issue", "acme"])).code).toBe(2);
     expect((await cli(["keys", "issue", "acme", "--env", "sandbox", "--bogus"])).code).toBe(2);
     expect((await cli(["keys", "revoke", "not-a-uuid"])).code).toBe(2);
+    // No partner could have these ids: a usage error, not "no partner (create it with: …)".
+    expect((await cli(["keys", "issue", "ACME", "--env", "sandbox"])).code).toBe(2);
+    expect((await cli(["keys", "list", "BAD-ID"])).code).toBe(2);
     const unknownPartner = await cli(["keys", "issue", "nobody", "--env", "production"]);
     expect(unknownPartner.code).toBe(1);
     expect(unknownPartner.stderr).toContain("no partner nobody");
@@ -177,6 +180,8 @@ describe("catalog", () => {
     expect((await cli(["catalog", "generate", "--events", "ten"])).code).toBe(2);
     expect((await cli(["catalog", "import"])).code).toBe(2);
     expect((await cli(["catalog", "import", join(dir, "missing.jsonl")])).code).toBe(1);
+    const directory = await cli(["catalog", "import", dir]);
+    expect([directory.code, directory.stderr.trim()]).toEqual([1, `error: ${dir} is not a file`]);
   });
 });
 

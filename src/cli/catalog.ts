@@ -76,8 +76,11 @@ export const catalog: CommandGroup = {
         const file = positionals[0] ?? "";
         let size: number;
         try {
-          size = statSync(file).size;
-        } catch {
+          const stats = statSync(file);
+          if (!stats.isFile()) throw new CommandError(`${file} is not a file`);
+          size = stats.size;
+        } catch (error) {
+          if (error instanceof CommandError) throw error;
           throw new CommandError(`cannot read ${file}`);
         }
         const started = performance.now();

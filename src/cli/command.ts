@@ -1,5 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import type { Store } from "../store/db.ts";
+import { PARTNER_ID } from "../store/keys.ts";
 
 /**
  * The shape every CLI command group shares. A group is a table of subcommands, so adding one (such as
@@ -59,6 +60,17 @@ export function parseArguments<T extends Options>(
 }
 
 /** A strict non-negative decimal integer within bounds, or a UsageError naming the option. */
+/** A partner id argument, refused as a usage error when no partner could ever have it (contract §10). */
+export function partnerIdArgument(value: string | undefined): string {
+  const id = value ?? "";
+  if (!PARTNER_ID.test(id)) {
+    throw new UsageError(
+      `partner_id must be 1 to 64 characters of a-z, 0-9 and _, got ${JSON.stringify(id)}`,
+    );
+  }
+  return id;
+}
+
 export function integerOption(name: string, value: string, min: number, max: number): number {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
     throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);

@@ -1,5 +1,12 @@
 import { getPartner, issueKey, KEY_ID, type KeyRow, listKeys, revokeKey } from "../store/keys.ts";
-import { CommandError, type CommandGroup, parseArguments, table, UsageError } from "./command.ts";
+import {
+  CommandError,
+  type CommandGroup,
+  parseArguments,
+  partnerIdArgument,
+  table,
+  UsageError,
+} from "./command.ts";
 
 /** `keys issue|list|revoke`: API keys are shown once at issue; only their hash is stored (contract §10). */
 
@@ -35,7 +42,7 @@ export const keys: CommandGroup = {
           { env: { type: "string" }, label: { type: "string" } },
           { min: 1, max: 1 },
         );
-        const partnerId = positionals[0] ?? "";
+        const partnerId = partnerIdArgument(positionals[0]);
         if (!isEnvironment(values.env)) {
           throw new UsageError(
             `--env must be production or sandbox, got ${JSON.stringify(values.env ?? null)}`,
@@ -63,7 +70,7 @@ export const keys: CommandGroup = {
           { json: { type: "boolean" } },
           { min: 1, max: 1 },
         );
-        const partnerId = positionals[0] ?? "";
+        const partnerId = partnerIdArgument(positionals[0]);
         const rows = await context.withStore(async (store) => {
           if ((await getPartner(store, partnerId)) === null) throw unknownPartner(partnerId);
           return listKeys(store, partnerId);

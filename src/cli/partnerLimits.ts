@@ -1,6 +1,12 @@
 import { type LimitOverrides, OVERRIDES_TTL_MS, setPartnerLimits } from "../limits/overrides.ts";
-import { PARTNER_ID } from "../store/keys.ts";
-import { CommandError, integerOption, parseArguments, type Subcommand, UsageError } from "./command.ts";
+import {
+  CommandError,
+  integerOption,
+  parseArguments,
+  partnerIdArgument,
+  type Subcommand,
+  UsageError,
+} from "./command.ts";
 
 /** `partners limits`: a partner's own rate limits, replacing the RATE_LIMIT_* defaults for both its keys. */
 
@@ -27,12 +33,7 @@ export const partnerLimits: Subcommand = {
       },
       { min: 1, max: 1 },
     );
-    const partnerId = positionals[0] ?? "";
-    if (!PARTNER_ID.test(partnerId)) {
-      throw new UsageError(
-        `partner_id must be 1 to 64 characters of a-z, 0-9 and _, got ${JSON.stringify(partnerId)}`,
-      );
-    }
+    const partnerId = partnerIdArgument(positionals[0]);
     const given = BUDGETS.filter((budget) => values[budget] !== undefined);
     if (values.clear && given.length > 0)
       throw new UsageError("--clear cannot be combined with budget options");

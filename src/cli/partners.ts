@@ -1,5 +1,5 @@
-import { createPartner, listPartners, PARTNER_ID, PartnerExistsError } from "../store/keys.ts";
-import { CommandError, type CommandGroup, parseArguments, table, UsageError } from "./command.ts";
+import { createPartner, listPartners, PartnerExistsError } from "../store/keys.ts";
+import { CommandError, type CommandGroup, parseArguments, partnerIdArgument, table } from "./command.ts";
 import { partnerLimits } from "./partnerLimits.ts";
 
 /** `partners create|list|limits`: the organisations that hold API keys. */
@@ -20,12 +20,7 @@ export const partners: CommandGroup = {
           { name: { type: "string" } },
           { min: 1, max: 1 },
         );
-        const id = positionals[0] ?? "";
-        if (!PARTNER_ID.test(id)) {
-          throw new UsageError(
-            `partner_id must be 1 to 64 characters of a-z, 0-9 and _, got ${JSON.stringify(id)}`,
-          );
-        }
+        const id = partnerIdArgument(positionals[0]);
         const name = values.name?.trim() || id;
         const partner = await context.withStore(async (store) => {
           try {

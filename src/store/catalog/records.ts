@@ -69,12 +69,15 @@ const EventSchema = Type.Object({
   ),
   licensed: Type.Optional(Type.Boolean({ description: "true or false" })),
   performers: Type.Array(
-    Type.Object({
-      id: Id,
-      is_headliner: Type.Optional(
-        Type.Union([Type.Boolean(), Type.Null()], { description: "true, false or null" }),
-      ),
-    }),
+    Type.Object(
+      {
+        id: Id,
+        is_headliner: Type.Optional(
+          Type.Union([Type.Boolean(), Type.Null()], { description: "true, false or null" }),
+        ),
+      },
+      { description: "an object {id, is_headliner}" },
+    ),
     { maxItems: 500, description: "an array of at most 500 {id, is_headliner} objects" },
   ),
 });
@@ -103,12 +106,24 @@ function describe(schema: TSchema): string {
   return typeof schema.description === "string" ? schema.description : "a value of another type";
 }
 
+/** How much of an offending value a report echoes: enough to find it, never a megabyte per line. */
+const SHOWN_CHARACTERS = 80;
+
+/** An offending value as the report shows it: JSON, cut short, and an infinity (`1e400`) by name. */
+function shown(value: unknown): string {
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length <= SHOWN_CHARACTERS
+    ? text
+    : `${text.slice(0, SHOWN_CHARACTERS)}… (${text.length} characters)`;
+}
+
 function firstProblem(checker: (typeof checkers)[keyof typeof checkers], value: unknown): string {
   const error = checker.Errors(value).First();
   if (error === undefined) return "invalid record";
   const field = fieldName(error.path);
   if (error.value === undefined) return `${field} is required`;
-  return `${field}: expected ${describe(error.schema)}, got ${JSON.stringify(error.value)}`;
+  return `${field}: expected ${describe(error.schema)}, got ${shown(error.value)}`;
 }
 
 export type ParsedLine = { record: CatalogRecord } | { error: string };
@@ -126,7 +141,7 @@ export function parseRecord(line: string): ParsedLine {
   }
   const type = (value as { type?: unknown }).type;
   if (type !== "venue" && type !== "performer" && type !== "event") {
-    return { error: `type: expected "venue", "performer" or "event", got ${JSON.stringify(type ?? null)}` };
+    return { error: `type: expected "venue", "performer" or "event", got ${shown(type ?? null)}` };
   }
   const checker = checkers[type];
   if (!checker.Check(value)) return { error: firstProblem(checker, value) };
