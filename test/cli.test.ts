@@ -181,7 +181,7 @@ describe("catalog", () => {
     expect((await cli(["catalog", "import"])).code).toBe(2);
     expect((await cli(["catalog", "import", join(dir, "missing.jsonl")])).code).toBe(1);
     const directory = await cli(["catalog", "import", dir]);
-    expect([directory.code, directory.stderr.trim()]).toEqual([1, `error: ${dir} is not a file`]);
+    expect([directory.code, directory.stderr.trim()]).toEqual([1, `error: ${dir} is a directory, not a catalog file`]);
   });
 });
 

@@ -77,7 +77,7 @@ export const catalog: CommandGroup = {
         let size: number;
         try {
           const stats = statSync(file);
-          if (!stats.isFile()) throw new CommandError(`${file} is not a file`);
+          if (stats.isDirectory()) throw new CommandError(`${file} is a directory, not a catalog file`);
           size = stats.size;
         } catch (error) {
           if (error instanceof CommandError) throw error;
