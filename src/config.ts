@@ -68,14 +68,14 @@ const accepts: Record<string, string> = {
   MATCH_AFTER_MINUTES: "an integer from 0 to 10080",
   MATCH_DEFAULT_DURATION_MINUTES: "an integer from 1 to 43200",
   CATALOG_POLL_SECONDS: "an integer from 1 to 3600",
-  RATE_LIMIT_ENABLED: "true or false",
+  RATE_LIMIT_ENABLED: "true or false (or 1 or 0, any case)",
   RATE_LIMIT_WINDOW_SECONDS: "an integer from 1 to 86400",
   RATE_LIMIT_INGEST: "a positive integer, or empty for no limit",
   RATE_LIMIT_READ: "a positive integer, or empty for no limit",
   RATE_LIMIT_WRITE: "a positive integer, or empty for no limit",
   RATE_LIMIT_STORE: "memory, or a redis:// URL",
   CURSOR_SECRET: "a string of at least 32 characters",
-  DEMO: "true or false",
+  DEMO: "true or false (or 1 or 0, any case)",
 };
 
 /** Maps each config path back to the variable it came from, to name it in errors. */

@@ -113,6 +113,7 @@ describe("keys", () => {
     // No partner could have these ids: a usage error, not "no partner (create it with: …)".
     expect((await cli(["keys", "issue", "ACME", "--env", "sandbox"])).code).toBe(2);
     expect((await cli(["keys", "list", "BAD-ID"])).code).toBe(2);
+    expect((await cli(["keys", "issue", "acme", "--env", "sandbox", "--label", "two\nlines"])).code).toBe(2);
     const unknownPartner = await cli(["keys", "issue", "nobody", "--env", "production"]);
     expect(unknownPartner.code).toBe(1);
     expect(unknownPartner.stderr).toContain("no partner nobody");
@@ -181,7 +182,10 @@ describe("catalog", () => {
     expect((await cli(["catalog", "import"])).code).toBe(2);
     expect((await cli(["catalog", "import", join(dir, "missing.jsonl")])).code).toBe(1);
     const directory = await cli(["catalog", "import", dir]);
-    expect([directory.code, directory.stderr.trim()]).toEqual([1, `error: ${dir} is a directory, not a catalog file`]);
+    expect([directory.code, directory.stderr.trim()]).toEqual([
+      1,
+      `error: ${dir} is a directory, not a catalog file`,
+    ]);
   });
 });
 

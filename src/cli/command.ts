@@ -71,6 +71,16 @@ export function partnerIdArgument(value: string | undefined): string {
   return id;
 }
 
+/**
+ * A free-text option such as a label or a name, trimmed; empty means not given. Control characters
+ * (a newline, say) are refused: the value is printed in tables and one-line logs.
+ */
+export function textOption(name: string, value: string | undefined): string | null {
+  const text = value?.trim() ?? "";
+  if (/[\u0000-\u001f\u007f]/.test(text)) throw new UsageError(`--${name} must be one line of text`);
+  return text === "" ? null : text;
+}
+
 export function integerOption(name: string, value: string, min: number, max: number): number {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
     throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);

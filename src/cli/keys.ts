@@ -5,6 +5,7 @@ import {
   parseArguments,
   partnerIdArgument,
   table,
+  textOption,
   UsageError,
 } from "./command.ts";
 
@@ -49,7 +50,7 @@ export const keys: CommandGroup = {
           );
         }
         const environment = values.env;
-        const label = values.label?.trim() || null;
+        const label = textOption("label", values.label);
         const issued = await context.withStore(async (store) => {
           if ((await getPartner(store, partnerId)) === null) throw unknownPartner(partnerId);
           return issueKey(store, { partnerId, environment, label });

@@ -1,5 +1,12 @@
 import { createPartner, listPartners, PartnerExistsError } from "../store/keys.ts";
-import { CommandError, type CommandGroup, parseArguments, partnerIdArgument, table } from "./command.ts";
+import {
+  CommandError,
+  type CommandGroup,
+  parseArguments,
+  partnerIdArgument,
+  table,
+  textOption,
+} from "./command.ts";
 import { partnerLimits } from "./partnerLimits.ts";
 
 /** `partners create|list|limits`: the organisations that hold API keys. */
@@ -21,7 +28,7 @@ export const partners: CommandGroup = {
           { min: 1, max: 1 },
         );
         const id = partnerIdArgument(positionals[0]);
-        const name = values.name?.trim() || id;
+        const name = textOption("name", values.name) ?? id;
         const partner = await context.withStore(async (store) => {
           try {
             return await createPartner(store, { id, name });
