@@ -77,7 +77,7 @@ export function partnerIdArgument(value: string | undefined): string {
  */
 export function textOption(name: string, value: string | undefined): string | null {
   const text = value?.trim() ?? "";
-  if (/[\u0000-\u001f\u007f]/.test(text)) throw new UsageError(`--${name} must be one line of text`);
+  if (/\p{Cc}/u.test(text)) throw new UsageError(`--${name} must be one line of text`);
   return text === "" ? null : text;
 }
 
