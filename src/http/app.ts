@@ -4,7 +4,7 @@ import type { RateLimits } from "../limits/index.ts";
 import type { Matcher } from "../shards/matcher.ts";
 import type { Store } from "../store/db.ts";
 import { createAuthenticator } from "./auth.ts";
-import { ApiError, errorResponse, internalError } from "./errors.ts";
+import { ApiError, describeFailure, errorResponse, internalError } from "./errors.ts";
 import { eventsResource } from "./events.ts";
 import { registerFormats } from "./formats.ts";
 import { contextOf, createGate } from "./gate.ts";
@@ -47,12 +47,15 @@ function toApiError(error: unknown, route: string, method: string, log: Log): Ap
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "NOT_FOUND") return new ApiError("not_found", "No such path.");
   if (code === "PARSE") return new ApiError("invalid_request", "The request body is not valid JSON.");
-  log("internal_error", {
-    route,
-    method,
-    error: error instanceof Error ? (error.stack ?? error.message) : error,
-  });
+  log("internal_error", { route, method, ...describeFailure(error) });
   return internalError();
+}
+
+/** The path a request asked for, for the log when the failure came before routing (the gate's key lookup). */
+function pathOf(request: Request): string {
+  const start = request.url.indexOf("/", request.url.indexOf("//") + 2);
+  const end = request.url.indexOf("?", start);
+  return start < 0 ? "" : request.url.slice(start, end < 0 ? undefined : end);
 }
 
 export function createApp(deps: AppDeps) {
@@ -71,7 +74,7 @@ export function createApp(deps: AppDeps) {
       try {
         await gate(request);
       } catch (error) {
-        return errorResponse(toApiError(error, "", request.method, deps.log));
+        return errorResponse(toApiError(error, pathOf(request), request.method, deps.log));
       }
       return undefined;
     })

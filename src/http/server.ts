@@ -1,5 +1,5 @@
 import type { App } from "./app.ts";
-import { errorResponse, internalError } from "./errors.ts";
+import { ApiError, errorResponse, internalError } from "./errors.ts";
 import { contextOf } from "./gate.ts";
 
 /** An incoming X-Request-Id is echoed only when it is a sane token; anything else gets a fresh id. */
@@ -34,6 +34,33 @@ function routable(request: Request): Request {
   return new Request(`${SCHEME}localhost${url.pathname}${url.search}`, request);
 }
 
+/**
+ * How long a request may take before it is answered 500 internal_error anyway. Under the runtime's
+ * 10 s idle timeout, which otherwise closes the connection of a request waiting on a database that
+ * stopped answering, with no response at all. The work itself is not stopped: a write may still be
+ * applied when the database comes back, which spec §7 makes harmless (every call is safe to retry).
+ */
+export const REQUEST_DEADLINE_MS = 8000;
+
+const tooSlow = () =>
+  new ApiError(
+    "internal_error",
+    "The service could not finish in time (its database is slow or unreachable); retry with exponential backoff.",
+  );
+
+/** The app's answer, or the deadline's when the app takes longer. */
+async function answerWithin(app: App, request: Request): Promise<Response> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<Response>((resolve) => {
+    timer = setTimeout(() => resolve(errorResponse(tooSlow())), REQUEST_DEADLINE_MS);
+  });
+  try {
+    return await Promise.race([app.handle(request), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export type Listening = {
   port: number;
   stop(): Promise<void>;
@@ -54,7 +81,7 @@ export function serve(app: App, options: { port: number; host: string }): Listen
       const requestId = incoming !== null && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
       let response: Response;
       try {
-        response = await app.handle(request);
+        response = await answerWithin(app, request);
       } catch {
         response = errorResponse(internalError());
       }
