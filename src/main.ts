@@ -1,4 +1,5 @@
 import { lookup } from "node:dns/promises";
+import { createServer } from "node:net";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { createApp, type Log } from "./http/app.ts";
 import { serve } from "./http/server.ts";
@@ -7,6 +8,12 @@ import { startMatchingEngine } from "./shards/engine.ts";
 import { EmbeddedDatabaseBusyError, openStore } from "./store/db.ts";
 import { bootstrapDemo } from "./store/demo.ts";
 import { cursorSecretOf } from "./store/settings.ts";
+
+/**
+ * How long a shutdown may take: in-flight requests end within their deadline (8 s), then the database
+ * pools close within theirs (5 s).
+ */
+const SHUTDOWN_GRACE_MS = 15_000;
 
 /** One JSON object per line on stderr: easy to grep by eye, easy to ship to a log pipeline. */
 const log: Log = (event, fields = {}) => {
@@ -36,6 +43,50 @@ async function checkHost({ host, port }: Config): Promise<void> {
   }
 }
 
+/**
+ * Fails unless the port can be had, before anything starts: a fresh embedded database would otherwise
+ * load the demo catalog and print its one-time key, with a "try it" line naming the other process's
+ * port, and only then find the port taken. Binding can still race another process; `listen` names that.
+ */
+async function checkPort({ host, port }: Config): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", (error: Error & { code?: unknown }) => {
+      reject(cannotListen({ host, port }, error.message, error.code));
+    });
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
+/** A thrown value as one line: the embedded database's file-system errors are plain objects. */
+function describeThrown(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === "object" && error !== null
+    ? (JSON.stringify(error) ?? String(error))
+    : String(error);
+}
+
+/** Opens the store; an embedded database that cannot be opened is named with its directory. */
+async function openConfiguredStore(config: Config) {
+  try {
+    return await openStore({
+      ...config,
+      poolSize: config.databasePoolSize,
+      readPoolSize: config.databaseReadPoolSize,
+    });
+  } catch (error) {
+    if (config.databaseUrl !== null || error instanceof EmbeddedDatabaseBusyError) throw error;
+    throw new StartError(
+      `the embedded database in DATA_DIR=${config.dataDir} could not be opened (${describeThrown(error)}): ` +
+        "the directory must be writable and hold nothing but a database this service created",
+    );
+  }
+}
+
+/** A failure to start that its message explains in full. */
+class StartError extends Error {}
+
 /** The service's base address as a client writes it: an IPv6 host goes in brackets. */
 const baseUrlOf = (host: string, port: number) =>
   `http://${host.includes(":") ? `[${host}]` : host}:${port}/v1`;
@@ -52,11 +103,8 @@ function listen(app: ReturnType<typeof createApp>, { host, port }: Config) {
 
 async function start(config: Config): Promise<void> {
   await checkHost(config);
-  const store = await openStore({
-    ...config,
-    poolSize: config.databasePoolSize,
-    readPoolSize: config.databaseReadPoolSize,
-  });
+  await checkPort(config);
+  const store = await openConfiguredStore(config);
   if (config.demo) {
     await bootstrapDemo(store, (line) => console.log(line), {
       baseUrl: baseUrlOf(config.host, config.port),
@@ -91,6 +139,12 @@ async function start(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     log("shutdown", { signal });
+    // A backstop for a database that stopped answering: requests give up after their deadline and
+    // the pools after theirs, but nothing may keep an orchestrator waiting for ever.
+    setTimeout(() => {
+      log("shutdown_forced", { afterSeconds: SHUTDOWN_GRACE_MS / 1000 });
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
     // In-flight requests finish before the matcher and the database they use go away.
     await server.stop();
     await matcher.close();
@@ -109,12 +163,13 @@ async function start(config: Config): Promise<void> {
  */
 function startFailure(error: unknown): string {
   if (error instanceof ConfigError || error instanceof EmbeddedDatabaseBusyError) return error.message;
+  if (error instanceof StartError) return `rollcall could not start: ${error.message}`;
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
     if (typeof code === "string") return `rollcall could not start: ${error.message} (${code})`;
     return `rollcall could not start: ${error.stack ?? error.message}`;
   }
-  return `rollcall could not start: ${String(error)}`;
+  return `rollcall could not start: ${describeThrown(error)}`;
 }
 
 try {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processEnv } from "../src/config.ts";
@@ -14,6 +14,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "rollcall-start-"));
 afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(`${dataDir}-second`, { recursive: true, force: true });
+  rmSync(`${dataDir}-corrupt`, { recursive: true, force: true });
 });
 
 type Started = { child: Bun.Subprocess<"ignore", "pipe", "pipe">; baseUrl: string; output: () => string };
@@ -44,8 +45,10 @@ async function start(host = "127.0.0.1"): Promise<Started> {
   return { child, baseUrl, output: () => stdout };
 }
 
-/** Starts a second server on its own data directory, expecting it to fail: its stderr and exit code. */
-async function failedStart(env: { PORT: string; HOST: string }): Promise<{ stderr: string; code: number }> {
+/** Starts a second server on its own data directory, expecting it to fail: its output and exit code. */
+async function failedStart(
+  env: Record<string, string>,
+): Promise<{ stdout: string; stderr: string; code: number }> {
   const { DATABASE_URL: _url, DEMO: _demo, ...inherited } = processEnv();
   const second = Bun.spawn(["bun", "src/main.ts"], {
     env: { ...inherited, DATA_DIR: `${dataDir}-second`, DEMO: "false", ...env },
@@ -53,8 +56,12 @@ async function failedStart(env: { PORT: string; HOST: string }): Promise<{ stder
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stderr, code] = await Promise.all([new Response(second.stderr).text(), second.exited]);
-  return { stderr, code };
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(second.stdout).text(),
+    new Response(second.stderr).text(),
+    second.exited,
+  ]);
+  return { stdout, stderr, code };
 }
 
 async function stop(started: Started): Promise<number> {
@@ -111,19 +118,32 @@ describe("bun src/main.ts on the embedded database", () => {
       const server = await start();
       try {
         const port = new URL(server.baseUrl).port;
-        const { stderr, code } = await failedStart({ PORT: port, HOST: "127.0.0.1" });
+        const { stdout, stderr, code } = await failedStart({ PORT: port, HOST: "127.0.0.1", DEMO: "true" });
         expect(code).toBe(1);
         expect(stderr.trim().split("\n")).toEqual([
           expect.stringContaining(`cannot listen on 127.0.0.1:${port}`),
         ]);
-        // The embedded database it had opened is let go, lock file and all.
-        expect(existsSync(join(`${dataDir}-second`, "rollcall.pid"))).toBe(false);
+        // Found before anything starts: no demo loaded, no one-time key printed for a server that never
+        // listens, no embedded database created.
+        expect(stdout).toBe("");
+        expect(existsSync(`${dataDir}-second`)).toBe(false);
       } finally {
         expect(await stop(server)).toBe(0);
       }
     },
     STARTUP_MS,
   );
+
+  test("a DATA_DIR that holds no database of ours is named in one line", async () => {
+    const corrupt = `${dataDir}-corrupt`;
+    mkdirSync(corrupt, { recursive: true });
+    writeFileSync(join(corrupt, "PG_VERSION"), "not a version\n");
+    const { stderr, code } = await failedStart({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: corrupt });
+    expect(code).toBe(1);
+    expect(stderr.trim().split("\n").at(-1)).toStartWith(
+      `rollcall could not start: the embedded database in DATA_DIR=${corrupt} could not be opened (`,
+    );
+  });
 
   test("a HOST that resolves to no address is named as such, not as a port in use", async () => {
     for (const host of ["not-a-host.invalid", "999.1.1.1"]) {

@@ -148,6 +148,15 @@ export async function createMatchingEngine(
   return new Engine(source, generationOptions, first, options.log ?? (() => {}));
 }
 
+/** The innermost cause of a failure: a failed query's own message is its SQL text. */
+function causeOf(error: unknown): string {
+  let inner = error;
+  while (inner instanceof Error && inner.cause !== undefined) inner = inner.cause;
+  if (!(inner instanceof Error)) return String(inner);
+  const code = (inner as { code?: unknown }).code;
+  return `${inner.message}${typeof code === "string" ? ` (${code})` : ""}`;
+}
+
 /**
  * The server's engine: reads the catalog from the store and polls catalog_state.version every
  * `pollSeconds`, so an import shows up in matching within one poll plus one build.
@@ -157,10 +166,27 @@ export async function startMatchingEngine(
 ): Promise<MatchingEngine> {
   const log = options.log ?? (() => {});
   const engine = await createMatchingEngine(storeCatalogSource(options.store), options);
+  // One poll at a time, and one line when polls start failing and one when they succeed again: with
+  // the database away, polls that each waited out a connection timeout used to pile up and then
+  // fail together, a burst of identical lines every few seconds.
+  let polling = false;
+  let failing = false;
   const timer = setInterval(() => {
+    if (polling) return;
+    polling = true;
     engine
       .refresh()
-      .catch((error: unknown) => log(`catalog refresh failed, still serving the previous index: ${error}`));
+      .then(() => {
+        if (failing) log("catalog refresh recovered");
+        failing = false;
+      })
+      .catch((error: unknown) => {
+        if (!failing) log(`catalog refresh failed, still serving the previous index: ${causeOf(error)}`);
+        failing = true;
+      })
+      .finally(() => {
+        polling = false;
+      });
   }, options.pollSeconds * 1000);
   return {
     match: (queries) => engine.match(queries),
