@@ -281,6 +281,7 @@ describe("request bodies", () => {
       for (const route of userRoutes(bad)) {
         const response = await server.call(route.method, route.path, { key: keys.sandbox, body: route.body });
         expectError(response, "invalid_request");
+        expect(response.body.error.details).toEqual({ fields: [{ field: "user_id", reason: "type" }] });
       }
     }
   });

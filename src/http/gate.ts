@@ -87,7 +87,7 @@ export function createGate({ routes, authenticate, limits }: GateDeps) {
     const badParam = routes.invalidParam(found.params);
     if (badParam !== null) {
       throw new ApiError("invalid_request", `The path parameter ${badParam} is malformed.`, {
-        field: badParam,
+        fields: [{ field: badParam, reason: "type" }],
       });
     }
     if (request.method === "POST") {
