@@ -94,7 +94,7 @@ const baseUrlOf = (host: string, port: number) =>
 /** Serves the app, naming the address when the system refuses it (taken, or not this machine's). */
 function listen(app: ReturnType<typeof createApp>, { host, port }: Config) {
   try {
-    return serve(app, { port, host });
+    return serve(app, { port, host, log });
   } catch (error) {
     const { code, message } = error as { code?: unknown; message?: unknown };
     throw cannotListen({ host, port }, String(message), code);

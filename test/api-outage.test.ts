@@ -61,6 +61,11 @@ describe("failures", () => {
       expect(elapsed).toBeGreaterThanOrEqual(REQUEST_DEADLINE_MS - 50);
       // Before the runtime's 10 s idle timeout, which would close the connection without an answer.
       expect(elapsed).toBeLessThan(10_000);
+      expect(logged.find((line) => line.event === "request_deadline")?.fields).toEqual({
+        method: "POST",
+        path: `/v1/users/${userId}/media`,
+        afterMs: REQUEST_DEADLINE_MS,
+      });
     } finally {
       stallMatching = false;
     }

@@ -82,6 +82,10 @@ describe("POST /v1/users fields", () => {
       { email: "a@\u2605.\u2606" },
       { email: "a@\u00a9.\u00ae" },
       { email: "a@b.\u2026" },
+      { email: "a@b.\u0301" },
+      { email: "a@\u0301b.com" },
+      { email: "a@b.c\ufe0f" },
+      { email: "a@b.\u115f" },
       { email: `${"x".repeat(243)}@example.com` },
       { email: 5, first_name: 7 },
     ];

@@ -70,6 +70,13 @@ describe("POST /v1/users", () => {
     expect(row?.phone_number).toBeNull();
   });
 
+  test("canonically equivalent addresses (composed or decomposed accents) are one user", async () => {
+    const composed = await create({ email: "ana@b\u00fccher.example" });
+    const decomposed = await create({ email: "ANA@bu\u0308cher.example" });
+    expect([composed.status, decomposed.status]).toEqual([201, 200]);
+    expect(decomposed.body.user_id).toBe(composed.body.user_id);
+  });
+
   test("20 concurrent creates of one email: exactly one creates, all get the same user", async () => {
     const responses = await Promise.all(
       Array.from({ length: 24 }, (_, i) =>
@@ -174,7 +181,7 @@ async function startSiblingDeployment(environment: "production" | "sandbox") {
     cursorSecret: "test-cursor-secret-of-at-least-32-chars",
     log: () => {},
   });
-  const listening = serve(app, { port: 0, host: "127.0.0.1" });
+  const listening = serve(app, { port: 0, host: "127.0.0.1", log: () => {} });
   const baseUrl = `http://127.0.0.1:${listening.port}`;
   return {
     async call(method: string, path: string, options: { key: string; body?: unknown }): Promise<CallResult> {

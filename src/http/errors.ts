@@ -48,7 +48,7 @@ export const ErrorEnvelope = Type.Object(
       details: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
     }),
   },
-  { $id: "#/components/schemas/ErrorEnvelope", title: "ErrorEnvelope" },
+  { title: "ErrorEnvelope" },
 );
 export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
 

@@ -44,8 +44,13 @@ export function isOutOfRangeInteger(format: string | undefined, value: unknown):
   return /^integer-\d+-to-\d+$/.test(format ?? "") && typeof value === "string" && PLAIN_INTEGER.test(value);
 }
 
-/** A domain label: letters of any script with their marks (internationalised names), digits, inner hyphens. */
-const LABEL = String.raw`[\p{L}\p{M}\p{Nd}](?:[\p{L}\p{M}\p{Nd}-]*[\p{L}\p{M}\p{Nd}])?`;
+/**
+ * A domain label: letters of any script with their marks (internationalised names), digits, inner
+ * hyphens. It starts with a letter or digit (a mark belongs to the character before it), and holds
+ * no default-ignorable code point (variation selectors, fillers, joiners: invisible when printed).
+ */
+const VISIBLE = String.raw`(?!\p{Default_Ignorable_Code_Point})`;
+const LABEL = String.raw`${VISIBLE}[\p{L}\p{Nd}](?:(?:${VISIBLE}[\p{L}\p{M}\p{Nd}-])*${VISIBLE}[\p{L}\p{M}\p{Nd}])?`;
 
 /**
  * The local part is a run without whitespace, `@` or the characters that only a quoted or bracketed

@@ -1,4 +1,4 @@
-import type { App } from "./app.ts";
+import type { App, Log } from "./app.ts";
 import { ApiError, errorResponse, internalError } from "./errors.ts";
 import { contextOf } from "./gate.ts";
 
@@ -48,11 +48,21 @@ const tooSlow = () =>
     "The service could not finish in time (its database is slow or unreachable); retry with exponential backoff.",
   );
 
-/** The app's answer, or the deadline's when the app takes longer. */
-async function answerWithin(app: App, request: Request): Promise<Response> {
+/**
+ * The app's answer, or the deadline's when the app takes longer. A request that runs out of time is
+ * logged: its work may still fail later, and nothing else would say that it timed out.
+ */
+async function answerWithin(app: App, request: Request, log: Log): Promise<Response> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<Response>((resolve) => {
-    timer = setTimeout(() => resolve(errorResponse(tooSlow())), REQUEST_DEADLINE_MS);
+    timer = setTimeout(() => {
+      log("request_deadline", {
+        method: request.method,
+        path: new URL(request.url).pathname,
+        afterMs: REQUEST_DEADLINE_MS,
+      });
+      resolve(errorResponse(tooSlow()));
+    }, REQUEST_DEADLINE_MS);
   });
   try {
     return await Promise.race([app.handle(request), deadline]);
@@ -70,7 +80,7 @@ export type Listening = {
  * Serves the app. This wrapper is the last word on every response: it adds X-Request-Id and the
  * RateLimit headers, and turns anything that still escaped the framework into the envelope.
  */
-export function serve(app: App, options: { port: number; host: string }): Listening {
+export function serve(app: App, options: { port: number; host: string; log: Log }): Listening {
   const server = Bun.serve({
     port: options.port,
     hostname: options.host,
@@ -81,7 +91,7 @@ export function serve(app: App, options: { port: number; host: string }): Listen
       const requestId = incoming !== null && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
       let response: Response;
       try {
-        response = await answerWithin(app, request);
+        response = await answerWithin(app, request, options.log);
       } catch {
         response = errorResponse(internalError());
       }

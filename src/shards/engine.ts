@@ -148,6 +148,9 @@ export async function createMatchingEngine(
   return new Engine(source, generationOptions, first, options.log ?? (() => {}));
 }
 
+/** How long a catalog poll may wait on the database before the log says it is stuck. */
+const STALLED_POLL_MS = 30_000;
+
 /** The innermost cause of a failure: a failed query's own message is its SQL text. */
 function causeOf(error: unknown): string {
   let inner = error;
@@ -170,10 +173,21 @@ export async function startMatchingEngine(
   // the database away, polls that each waited out a connection timeout used to pile up and then
   // fail together, a burst of identical lines every few seconds.
   let polling = false;
+  let pollStarted = 0;
   let failing = false;
   const timer = setInterval(() => {
-    if (polling) return;
+    if (polling) {
+      // A poll on a connection the database stopped answering never fails by itself: say so once.
+      if (!failing && performance.now() - pollStarted > STALLED_POLL_MS) {
+        log(
+          `catalog refresh has waited ${STALLED_POLL_MS / 1000} s for the database, still serving the previous index`,
+        );
+        failing = true;
+      }
+      return;
+    }
     polling = true;
+    pollStarted = performance.now();
     engine
       .refresh()
       .then(() => {

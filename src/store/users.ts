@@ -33,9 +33,13 @@ export type CreatedUser = { id: string; createdAt: Date; created: boolean };
 
 const created = { id: users.id, createdAt: users.createdAt };
 
-/** The idempotency key of creation (contract §3): the trimmed email, lowercased. */
+/**
+ * The idempotency key of creation (contract §3): the trimmed email, lowercased, in Unicode
+ * normalization form C, so an address typed with a composed `ü` and one with `u` and a combining
+ * diaeresis are one user.
+ */
 export function emailKeyOf(email: string): string {
-  return email.toLowerCase();
+  return email.normalize("NFC").toLowerCase();
 }
 
 async function findByEmailKey(store: Store, partnerId: string, emailKey: string) {

@@ -107,7 +107,7 @@ export async function startTestServer(
     cursorSecret: TEST_CURSOR_SECRET,
     log,
   });
-  const listening: Listening = serve(app, { port: 0, host: "127.0.0.1" });
+  const listening: Listening = serve(app, { port: 0, host: "127.0.0.1", log });
   const baseUrl = `http://127.0.0.1:${listening.port}`;
   return {
     baseUrl,
