@@ -56,6 +56,7 @@ describe("encoding", () => {
       { "content-type": 'application/json; charset="UTF-8"' },
       { "content-type": "application/json;charset=utf8" },
       { "content-type": "application/json", "content-encoding": "identity" },
+      { "content-type": "application/json", "content-encoding": "" },
     ];
     for (const headers of accepted) {
       expect([headers, (await syncComplete("{}", headers)).status]).toEqual([headers, 200]);

@@ -284,6 +284,11 @@ describe("request bodies", () => {
         expect(response.body.error.details).toEqual({ fields: [{ field: "user_id", reason: "type" }] });
       }
     }
+    const both = await server.call("POST", "/v1/users/xyz/events/abc/hide", { key: keys.sandbox });
+    expect(both.body.error.details.fields.map((f: { field: string }) => f.field)).toEqual([
+      "user_id",
+      "event_id",
+    ]);
   });
 });
 

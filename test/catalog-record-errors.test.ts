@@ -24,6 +24,14 @@ describe("bad-line messages", () => {
     );
   });
 
+  test("cut in characters, not halves of an emoji; invisible characters escaped", () => {
+    const emoji = errorOf(venue(`,"timezone":"${"\u{1F600}".repeat(100)}"`));
+    expect(emoji).toEndWith(`got "${"\u{1F600}".repeat(79)}… (102 characters)`);
+    expect(errorOf(`{"type":"performer","id":2,"name":"P","category":["\u2028\u202e"]}`)).toBe(
+      'category: expected a string of at most 100 characters, or null, got ["\\u2028\\u202e"]',
+    );
+  });
+
   test("a performer that is not an object says what it should be", () => {
     const line = `{"type":"event","id":3,"name":"E","venue_id":1,"starts_at_local":"2025-01-01T20:00:00","performers":[1000]}`;
     expect(errorOf(line)).toBe("performers[0]: expected an object {id, is_headliner}, got 1000");

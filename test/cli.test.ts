@@ -113,7 +113,9 @@ describe("keys", () => {
     // No partner could have these ids: a usage error, not "no partner (create it with: …)".
     expect((await cli(["keys", "issue", "ACME", "--env", "sandbox"])).code).toBe(2);
     expect((await cli(["keys", "list", "BAD-ID"])).code).toBe(2);
-    expect((await cli(["keys", "issue", "acme", "--env", "sandbox", "--label", "two\nlines"])).code).toBe(2);
+    for (const label of ["two\nlines", "right\u202eleft", "line\u2028separator"]) {
+      expect((await cli(["keys", "issue", "acme", "--env", "sandbox", "--label", label])).code).toBe(2);
+    }
     const unknownPartner = await cli(["keys", "issue", "nobody", "--env", "production"]);
     expect(unknownPartner.code).toBe(1);
     expect(unknownPartner.stderr).toContain("no partner nobody");

@@ -72,12 +72,15 @@ export function partnerIdArgument(value: string | undefined): string {
 }
 
 /**
- * A free-text option such as a label or a name, trimmed; empty means not given. Control characters
- * (a newline, say) are refused: the value is printed in tables and one-line logs.
+ * A free-text option such as a label or a name, trimmed; empty means not given. Control and format
+ * characters (a newline, a bidi override) and line separators are refused: the value is printed in
+ * tables and one-line logs, where they would break or disguise the line.
  */
 export function textOption(name: string, value: string | undefined): string | null {
   const text = value?.trim() ?? "";
-  if (/\p{Cc}/u.test(text)) throw new UsageError(`--${name} must be one line of text`);
+  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(text)) {
+    throw new UsageError(`--${name} must be one line of visible text`);
+  }
   return text === "" ? null : text;
 }
 

@@ -16,7 +16,7 @@ function isUtf8Json(contentType: string | null, contentEncoding: string | null):
   if (contentType === null || !/^\s*application\/json\s*(;|$)/i.test(contentType)) return false;
   const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType)?.[1];
   if (charset !== undefined && !/^utf-?8$/i.test(charset)) return false;
-  return contentEncoding === null || /^\s*identity\s*$/i.test(contentEncoding);
+  return contentEncoding === null || /^\s*(identity)?\s*$/i.test(contentEncoding);
 }
 
 const unsupported = () =>

@@ -84,10 +84,10 @@ export function createGate({ routes, authenticate, limits }: GateDeps) {
         });
       }
     }
-    const badParam = routes.invalidParam(found.params);
-    if (badParam !== null) {
-      throw new ApiError("invalid_request", `The path parameter ${badParam} is malformed.`, {
-        fields: [{ field: badParam, reason: "type" }],
+    const badParams = routes.invalidParams(found.params);
+    if (badParams.length > 0) {
+      throw new ApiError("invalid_request", `Malformed path parameter: ${badParams.join(", ")}.`, {
+        fields: badParams.map((field) => ({ field, reason: "type" })),
       });
     }
     if (request.method === "POST") {

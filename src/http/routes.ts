@@ -64,8 +64,8 @@ export type RouteMatch =
 
 export type RouteTable = {
   match(method: string, pathname: string): RouteMatch;
-  /** The name of the first path parameter that is malformed, if any. */
-  invalidParam(params: Record<string, string>): string | null;
+  /** The names of the path parameters that are malformed, in path order. */
+  invalidParams(params: Record<string, string>): string[];
 };
 
 export function compileRoutes(policies: Record<string, RoutePolicy>): RouteTable {
@@ -104,12 +104,11 @@ export function compileRoutes(policies: Record<string, RoutePolicy>): RouteTable
       }
       return { kind: "not_found" };
     },
-    invalidParam(params) {
-      for (const [name, value] of Object.entries(params)) {
+    invalidParams(params) {
+      return Object.entries(params).flatMap(([name, value]) => {
         const rule = paramRules[name];
-        if (rule && !rule(value)) return name;
-      }
-      return null;
+        return rule && !rule(value) ? [name] : [];
+      });
     },
   };
 }

@@ -109,13 +109,24 @@ function describe(schema: TSchema): string {
 /** How much of an offending value a report echoes: enough to find it, never a megabyte per line. */
 const SHOWN_CHARACTERS = 80;
 
-/** An offending value as the report shows it: JSON, cut short, and an infinity (`1e400`) by name. */
+/** Characters a terminal would act on or hide: format controls (bidi overrides), line separators. */
+const INVISIBLE = /[\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+/**
+ * An offending value as the report shows it: JSON (control characters escaped), invisible characters
+ * escaped too, cut short in characters (code points, as every limit counts them), and an infinity
+ * (`1e400`) by name.
+ */
 function shown(value: unknown): string {
   if (typeof value === "number" && !Number.isFinite(value)) return String(value);
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length <= SHOWN_CHARACTERS
+  const text = (JSON.stringify(value) ?? String(value)).replace(
+    INVISIBLE,
+    (character) => `\\u${character.codePointAt(0)?.toString(16).padStart(4, "0")}`,
+  );
+  const characters = [...text];
+  return characters.length <= SHOWN_CHARACTERS
     ? text
-    : `${text.slice(0, SHOWN_CHARACTERS)}… (${text.length} characters)`;
+    : `${characters.slice(0, SHOWN_CHARACTERS).join("")}… (${characters.length} characters)`;
 }
 
 function firstProblem(checker: (typeof checkers)[keyof typeof checkers], value: unknown): string {
