@@ -59,7 +59,6 @@ export function parseArguments<T extends Options>(
   return parsed;
 }
 
-/** A strict non-negative decimal integer within bounds, or a UsageError naming the option. */
 /** A partner id argument, refused as a usage error when no partner could ever have it (contract §10). */
 export function partnerIdArgument(value: string | undefined): string {
   const id = value ?? "";
@@ -84,6 +83,7 @@ export function textOption(name: string, value: string | undefined): string | nu
   return text === "" ? null : text;
 }
 
+/** A strict non-negative decimal integer within bounds, or a UsageError naming the option. */
 export function integerOption(name: string, value: string, min: number, max: number): number {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
     throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);

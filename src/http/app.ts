@@ -53,9 +53,11 @@ function toApiError(error: unknown, route: string, method: string, log: Log): Ap
 
 /** The path a request asked for, for the log when the failure came before routing (the gate's key lookup). */
 function pathOf(request: Request): string {
-  const start = request.url.indexOf("/", request.url.indexOf("//") + 2);
-  const end = request.url.indexOf("?", start);
-  return start < 0 ? "" : request.url.slice(start, end < 0 ? undefined : end);
+  try {
+    return new URL(request.url).pathname;
+  } catch {
+    return "";
+  }
 }
 
 export function createApp(deps: AppDeps) {
