@@ -45,16 +45,14 @@ export interface RateLimits {
  * - Refused: `retryAfterMs` is the exact wait until a request would be admitted (at least 1).
  * - Admitted: `remaining` is how many more requests would be admitted right now, and `resetMs` how long until
  *   the oldest admission in the window leaves it (so a unit comes back).
- * - `unavailable`: the shared store could not be asked; the caller fails open.
  */
 export type WindowDecision =
   | { kind: "admitted"; remaining: number; resetMs: number }
-  | { kind: "refused"; retryAfterMs: number }
-  | { kind: "unavailable" };
+  | { kind: "refused"; retryAfterMs: number };
 
 export interface SlidingWindowLimiter {
   admit(subject: string, limit: number): Promise<WindowDecision>;
-  /** Whether the limiter is failing open right now because its store does not answer. */
+  /** Whether the limiter is counting per instance right now because its shared store does not answer. */
   degraded(): boolean;
   close(): Promise<void>;
 }

@@ -134,9 +134,6 @@ export function createRateLimits(config: Config, options: RateLimitsOptions): Ra
           headers: stateHeaders(budget, limit, windowSeconds, 0, retryAfterSeconds),
         };
       }
-      case "unavailable":
-        // Failing open: the policy is known, the remaining count is not.
-        return { admitted: true, headers: policyHeader(budget, limit, windowSeconds) };
     }
   }
 

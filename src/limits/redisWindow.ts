@@ -1,5 +1,6 @@
 import { Redis, type Result } from "ioredis";
 import type { Clock, LimitsLog, SlidingWindowLimiter, WindowDecision } from "./budgets.ts";
+import { MemoryWindowLimiter } from "./memoryWindow.ts";
 import { SLIDING_WINDOW_SCRIPT } from "./redisScript.ts";
 
 declare module "ioredis" {
@@ -23,8 +24,6 @@ const FAILURE_PAUSE_MS = 1_000;
 /** Reconnection backoff cap: an outage is noticed back within this long after Redis returns. */
 const MAX_RECONNECT_DELAY_MS = 2_000;
 
-const UNAVAILABLE: WindowDecision = { kind: "unavailable" };
-
 export type RedisWindowOptions = {
   url: string;
   windowMs: number;
@@ -36,10 +35,13 @@ export type RedisWindowOptions = {
 };
 
 /**
- * The sliding-window log shared by every instance through Redis. It fails open: while Redis cannot be
- * reached every request is admitted, `degraded()` says so, and the outage is logged once when it starts
- * and once when it ends. Requests never wait on a Redis that is down: commands are refused at once while
- * disconnected (no offline queue) and bounded by a short timeout while connected.
+ * The sliding-window log shared by every instance through Redis. While Redis cannot be reached each
+ * instance counts on its own, in memory: the limits still hold per instance (exactly, with one
+ * instance; N instances admit up to N times a limit), `degraded()` says so, and the outage is logged
+ * once when it starts and once when it ends. The local log also records what Redis admitted, so an
+ * outage starts from this instance's own recent admissions rather than from nothing. Requests never
+ * wait on a Redis that is down: commands are refused at once while disconnected (no offline queue)
+ * and bounded by a short timeout while connected.
  */
 export class RedisWindowLimiter implements SlidingWindowLimiter {
   private readonly windowMs: number;
@@ -51,11 +53,13 @@ export class RedisWindowLimiter implements SlidingWindowLimiter {
   private readonly firstAttempt: Promise<void>;
   private pausedUntil = 0;
   private closing = false;
+  private readonly local: MemoryWindowLimiter;
 
   constructor(options: RedisWindowOptions) {
     this.windowMs = options.windowMs;
     this.prefix = options.prefix;
     this.clock = options.clock;
+    this.local = new MemoryWindowLimiter(options.windowMs, options.clock ?? Date.now);
     this.log = options.log;
     this.client = new Redis(options.url, {
       connectTimeout: CONNECT_TIMEOUT_MS,
@@ -81,7 +85,7 @@ export class RedisWindowLimiter implements SlidingWindowLimiter {
     if (this.state === "starting") await this.firstAttempt;
     if (this.client.status !== "ready" || performance.now() < this.pausedUntil) {
       this.markDown(`connection ${this.client.status}`);
-      return UNAVAILABLE;
+      return this.local.admitNow(subject, limit);
     }
     const now = this.clock === null ? "" : String(Math.floor(this.clock()));
     try {
@@ -93,13 +97,13 @@ export class RedisWindowLimiter implements SlidingWindowLimiter {
         now,
       );
       this.markUp();
-      return admitted === 1
-        ? { kind: "admitted", remaining: first, resetMs: second }
-        : { kind: "refused", retryAfterMs: first };
+      if (admitted !== 1) return { kind: "refused", retryAfterMs: first };
+      this.local.admitNow(subject, limit);
+      return { kind: "admitted", remaining: first, resetMs: second };
     } catch (error) {
       this.pausedUntil = performance.now() + FAILURE_PAUSE_MS;
       this.markDown(error instanceof Error ? error.message : String(error));
-      return UNAVAILABLE;
+      return this.local.admitNow(subject, limit);
     }
   }
 
@@ -121,6 +125,6 @@ export class RedisWindowLimiter implements SlidingWindowLimiter {
   private markDown(reason: string): void {
     if (this.closing || this.state === "down") return;
     this.state = "down";
-    this.log("rate_limit_store_unavailable", { store: "redis", reason, failing: "open" });
+    this.log("rate_limit_store_unavailable", { store: "redis", reason, counting: "per instance" });
   }
 }
