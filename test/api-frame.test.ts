@@ -149,6 +149,18 @@ describe("Host header", () => {
     }
   });
 
+  test("an HTTP/1.0 request, which may leave Host out, is served", async () => {
+    const ping = await rawRequest("GET /v1/ping HTTP/1.0");
+    expect([ping.status, ping.body]).toEqual([
+      200,
+      expect.stringContaining('{"status":"ok","version":"v1"}'),
+    ]);
+    const stats = await rawRequest(
+      `GET /v1/users/${userId}/stats?top=1 HTTP/1.0\r\nX-PARTNER-API-KEY: ${keys.sandbox}`,
+    );
+    expect(stats.status).toBe(200);
+  });
+
   test("a host that is no host is 400 invalid_request, not a 500", async () => {
     for (const host of ["x:99999", "a b", "x/y"]) {
       const response = await rawRequest(`GET /v1/ping HTTP/1.1\r\nHost: ${host}`);

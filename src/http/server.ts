@@ -17,12 +17,16 @@ const RUNTIME_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
  * character on, which assumes a host of at least four characters after "http://": a request to
  * `Host: api` would be routed as an unknown path. Such requests are rebuilt with a host it can read
  * (nothing in the service reads the host); a URL that does not parse is left for the gate to refuse.
- * The common case costs one search of the URL.
+ * An HTTP/1.0 request may leave Host out, and then arrives with a bare path for its URL (the runtime
+ * refuses HTTP/1.1 without one): it is given the same host. The common case costs one search of the URL.
  */
 const SCHEME = "http://";
 const SHORTEST_ROUTABLE_HOST = 4;
 
 function routable(request: Request): Request {
+  if (request.url.startsWith("/") && !request.headers.has("host")) {
+    return new Request(`${SCHEME}localhost${request.url}`, request);
+  }
   const pathStart = request.url.indexOf("/", SCHEME.length);
   if (pathStart >= SCHEME.length + SHORTEST_ROUTABLE_HOST) return request;
   let url: URL;
