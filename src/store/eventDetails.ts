@@ -56,15 +56,16 @@ const performersJson = sql`
    where ep.event_id = e.id)`;
 
 /**
- * One range scan of media_user_event_time_idx, oldest capture first, the id breaking ties. Items are arrays,
- * not objects: a page holds hundreds, and building an object per item was a fifth of the statement's
- * time. The instant goes out as whole epoch milliseconds, floored: what a JavaScript Date keeps of a
+ * One range scan of media_user_event_time_idx, oldest capture first, the id breaking ties in code-point
+ * order (collate "C"), whatever the database's collation: an ICU database would otherwise put `a`
+ * before `B` and answer in a different order than a database next to it. Items are arrays, not
+ * objects: a page holds hundreds, and building an object per item was a fifth of the statement's time. The instant goes out as whole epoch milliseconds, floored: what a JavaScript Date keeps of a
  * microsecond timestamp.
  */
 const mediaJson = (userId: string) => sql`
   (select coalesce(json_agg(json_build_array(
             m.media_id, floor(extract(epoch from m.taken_at) * 1000), m.media_type, m.thumbnail_url)
-          order by m.taken_at, m.media_id), '[]')
+          order by m.taken_at, m.media_id collate "C"), '[]')
    from media m where m.user_id = ${userId}::uuid and m.event_id = e.id)`;
 
 /**
