@@ -3,6 +3,7 @@ import { cellToBoundary, latLngToCell } from "h3-js";
 import { INDEX_RESOLUTION } from "../src/shards/cells.ts";
 import { EARTH_RADIUS_M } from "../src/shards/geo.ts";
 import type { IndexEvent, IndexVenue, MatchQuery, MatchSettings } from "../src/shards/matcher.ts";
+import { MAX_RADIUS_M } from "../src/store/catalog/records.ts";
 
 /**
  * Random catalogs and captures for comparing the engine with the reference matcher. Venues crowd
@@ -49,7 +50,8 @@ const venueArbitrary = fc
     spot,
     north: metres(8000),
     east: metres(8000),
-    radius: fc.option(fc.integer({ min: 1, max: 5000 })),
+    // A venue's own radius, up to the largest a catalog may give (MATCH_RADIUS_M stops at 5 km).
+    radius: fc.option(fc.integer({ min: 1, max: MAX_RADIUS_M })),
   })
   .map(({ spot: [lat, lng], north, east, radius }) => {
     const [latitude, longitude] = offset(lat, lng, north, east);
