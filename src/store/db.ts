@@ -38,6 +38,18 @@ const migrationsFolder = join(dirname(new URL(import.meta.url).pathname), "..", 
  */
 const MIGRATION_LOCK = 7_265_001;
 
+/**
+ * Keeps user_events' copies of event facts (start, venue, licence) in step with a catalog import that
+ * rewrites events. A batch holds it shared for its whole transaction, so batches never wait on one
+ * another; an import takes it exclusively just before it refreshes the copies and keeps it until it
+ * commits. Without it, a batch that read an event before the import committed could write its copies
+ * after the import's refresh had passed, and keep the old start or licence for good.
+ */
+export const ATTENDANCE_COPIES_LOCK = 7_265_003;
+
+/** Serialises imports: each validates against the catalog it read, which a concurrent import would change. */
+export const CATALOG_IMPORT_LOCK = 7_265_002;
+
 function rowsOf<T>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[];
   return ((result as { rows?: T[] }).rows ?? []) as T[];

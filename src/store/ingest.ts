@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
-import type { Store } from "./db.ts";
+import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
 
 /** A media item that matched a licensed event: the only kind of item the service keeps (spec §3 rule 3). */
 export type KeptMedia = {
@@ -130,10 +130,15 @@ function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
       video_count = user_events.video_count + excluded.video_count`;
 }
 
-/** The user's sync mark and row lock, and the batch's user lookup: drizzle/0002_batch_sync_mark.sql. */
+/**
+ * The user's sync mark and row lock, and the batch's user lookup: drizzle/0002_batch_sync_mark.sql.
+ * It first takes ATTENDANCE_COPIES_LOCK shared (a function in FROM runs before the select list), before
+ * any statement of the batch reads an event, so a catalog import's refresh of user_events waits for it.
+ */
 function syncMarkStatement({ userId, partnerId, acceptedIds }: BatchWrite): SQL {
   return sql`select mark_batch_sync(${userId}::uuid, ${partnerId}, ${acceptedIds.length > 0}::boolean)
-    as last_sync_ms`;
+    as last_sync_ms
+    from pg_advisory_xact_lock_shared(${ATTENDANCE_COPIES_LOCK}::int8) as copies_lock`;
 }
 
 /** What `mark_batch_sync` raises when the partner has no such user. */

@@ -1,3 +1,4 @@
+import { ATTENDANCE_COPIES_LOCK, CATALOG_IMPORT_LOCK } from "../db.ts";
 import type { KnownCatalog, StagedEvent, StagedPerformer, StagedVenue } from "./assembler.ts";
 import { instantOf, parseLocalDateTime } from "./localTime.ts";
 import {
@@ -19,9 +20,6 @@ import type { CatalogTransaction } from "./transaction.ts";
  * indexes alone. Events merge chunk by chunk while the rest of the file is still being parsed.
  */
 
-/** Serialises imports: each validates against the catalog it read, which a concurrent import would change. */
-const IMPORT_LOCK = 7_265_002;
-
 export type MergeCounts = { inserted: number; updated: number };
 
 export type PreparedImport = {
@@ -32,7 +30,7 @@ export type PreparedImport = {
 
 /** Takes the import lock, creates the staging tables and reads what the file may refer to. */
 export async function prepareImport(tx: CatalogTransaction): Promise<PreparedImport> {
-  await tx.query(`select pg_advisory_xact_lock(${IMPORT_LOCK})`);
+  await tx.query(`select pg_advisory_xact_lock(${CATALOG_IMPORT_LOCK})`);
   // Room for the hash joins and sorts of a chunk in memory; local to this transaction.
   await tx.query("set local work_mem = '128MB'");
   for (const ddl of STAGING_DDL) await tx.query(ddl);
@@ -257,6 +255,13 @@ export async function recomputeInstants(tx: CatalogTransaction, venueIds: readon
  * once, joined to the rewritten ids by hash; only imports that rewrote existing events run it.
  */
 export async function refreshAttendedCopies(tx: CatalogTransaction): Promise<void> {
+  const [rewritten] = await tx.query<{ any: boolean }>(
+    "select exists (select 1 from stage_rewritten) as any",
+  );
+  if (!rewritten?.any) return;
+  // Until the commit: batches already writing finish first (their copies are then refreshed here),
+  // later ones wait and read the events as committed (see ATTENDANCE_COPIES_LOCK).
+  await tx.query(`select pg_advisory_xact_lock(${ATTENDANCE_COPIES_LOCK})`);
   await tx.query(`update user_events ue set starts_at = e.starts_at, starts_at_local = e.starts_at_local,
       venue_id = e.venue_id, licensed = e.licensed
     from (select distinct id from stage_rewritten) r join events e on e.id = r.id
