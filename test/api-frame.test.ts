@@ -161,6 +161,14 @@ describe("Host header", () => {
     expect(stats.status).toBe(200);
   });
 
+  test("two Host headers are 400 invalid_request, whichever comes first", async () => {
+    for (const hosts of ["Host: good.example\r\nHost: bad host", "Host: a.example\r\nHost: b.example"]) {
+      const response = await rawRequest(`GET /v1/ping HTTP/1.1\r\n${hosts}`);
+      expect([hosts, response.status]).toEqual([hosts, 400]);
+      expect(response.body).toContain('"invalid_request"');
+    }
+  });
+
   test("a host that is no host is 400 invalid_request, not a 500", async () => {
     for (const host of ["x:99999", "a b", "x/y"]) {
       const response = await rawRequest(`GET /v1/ping HTTP/1.1\r\nHost: ${host}`);

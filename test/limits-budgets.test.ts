@@ -191,6 +191,15 @@ describe("rate limits in Redis", () => {
     expect(await first.report("acme")).toMatchObject({ store: "redis", degraded: false });
   });
 
+  test("what an instance admitted while Redis was away still counts once Redis is back", async () => {
+    const limits = limitsWith({ ...LIMITS, RATE_LIMIT_STORE: TEST_REDIS_URL });
+    const key = subject("acme", "sandbox");
+    expect((await limits.admit(key, "write")).admitted).toBe(true);
+    // Redis comes back without the admission (restarted empty, or it was counted here during an outage).
+    await flushRedisPrefix(redisPrefix);
+    expect(await limits.admit(key, "write")).toMatchObject({ admitted: false, retryAfterSeconds: 60 });
+  });
+
   test("Redis down: each instance counts on its own, /health says degraded, the outage is logged once", async () => {
     const events: string[] = [];
     const limits = limitsWith({ ...LIMITS, RATE_LIMIT_STORE: CLOSED_REDIS_URL }, (event) =>

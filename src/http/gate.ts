@@ -37,6 +37,11 @@ export function partnerOf(request: Request): Partner {
  * (`Host: x:99999`, `Host: a b`) is the client's malformed request, not a failure of ours.
  */
 function urlOf(request: Request): URL {
+  // Two Host lines reach the service joined by a comma (the runtime routes by the first); RFC 9112
+  // §3.2 wants a 400 for more than one, and a host name never holds a comma.
+  if (request.headers.get("host")?.includes(",")) {
+    throw new ApiError("invalid_request", "The request has more than one Host header.");
+  }
   try {
     return new URL(request.url);
   } catch {

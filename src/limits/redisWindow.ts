@@ -39,7 +39,10 @@ export type RedisWindowOptions = {
  * instance counts on its own, in memory: the limits still hold per instance (exactly, with one
  * instance; N instances admit up to N times a limit), `degraded()` says so, and the outage is logged
  * once when it starts and once when it ends. The local log also records what Redis admitted, so an
- * outage starts from this instance's own recent admissions rather than from nothing. Requests never
+ * outage starts from this instance's own recent admissions rather than from nothing, and a request
+ * Redis admits is refused when the local log is full, so admissions made during an outage, which
+ * Redis never saw, still count once it is back (Redis then counts one request that was refused: the
+ * error is on the strict side). Requests never
  * wait on a Redis that is down: commands are refused at once while disconnected (no offline queue)
  * and bounded by a short timeout while connected.
  */
@@ -98,8 +101,11 @@ export class RedisWindowLimiter implements SlidingWindowLimiter {
       );
       this.markUp();
       if (admitted !== 1) return { kind: "refused", retryAfterMs: first };
-      this.local.admitNow(subject, limit);
-      return { kind: "admitted", remaining: first, resetMs: second };
+      // Admitted only if this instance's own log agrees: it holds what was admitted here while Redis
+      // was away, which Redis never saw, so the limit also holds across the end of an outage.
+      const local = this.local.admitNow(subject, limit);
+      if (local.kind === "refused") return local;
+      return { kind: "admitted", remaining: Math.min(first, local.remaining), resetMs: second };
     } catch (error) {
       this.pausedUntil = performance.now() + FAILURE_PAUSE_MS;
       this.markDown(error instanceof Error ? error.message : String(error));
