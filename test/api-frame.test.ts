@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { sql } from "drizzle-orm";
+import { statusOf } from "../src/http/errors.ts";
 import { routePolicies } from "../src/http/routes.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
@@ -71,6 +72,11 @@ describe("frame", () => {
   test("/v1/openapi.json documents every route with summary, tags and every status", async () => {
     const response = await server.call("GET", "/v1/openapi.json", { key: keys.sandbox });
     expect(response.status).toBe(200);
+    // Integers are integers (not the framework's string-or-integer union, whose string branch with a
+    // numeric default made the document invalid), and error codes are the closed set of errors.ts.
+    const document = JSON.stringify(response.body);
+    expect(document).not.toContain('"format":"integer"');
+    expect(document.includes(`"enum":${JSON.stringify(Object.keys(statusOf))}`)).toBe(true);
     const paths = response.body.paths as Record<
       string,
       Record<string, { summary?: string; tags?: string[]; responses?: object }>

@@ -43,7 +43,7 @@ export const statusOf = {
 export const ErrorEnvelope = Type.Object(
   {
     error: Type.Object({
-      code: Type.String(),
+      code: Type.Union((Object.keys(statusOf) as ErrorCode[]).map((code) => Type.Literal(code))),
       message: Type.String(),
       details: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
     }),

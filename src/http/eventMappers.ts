@@ -1,9 +1,14 @@
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import type { EventDetail, EventMediaDetail, PerformerDetail, VenueDetail } from "../store/eventDetails.ts";
 
-/** Spec §2.4, always with every member (the batch response too, as contract §4 asks). */
+/**
+ * Spec §2.4, always with every member (the batch response too, as contract §4 asks). Integers are
+ * plain TypeBox integers: the framework's `t.Integer` also takes numeric strings and documents itself
+ * as a string-or-integer union, which is not what these responses hold.
+ */
 export const VenueBody = t.Object({
-  id: t.Integer(),
+  id: Type.Integer(),
   name: t.String(),
   city: t.Union([t.String(), t.Null()]),
   region: t.Union([t.String(), t.Null()]),
@@ -14,7 +19,7 @@ export const VenueBody = t.Object({
 
 /** Spec §2.5. */
 export const PerformerBody = t.Object({
-  id: t.Integer(),
+  id: Type.Integer(),
   name: t.String(),
   category: t.Union([t.String(), t.Null()]),
   image_url: t.Union([t.String(), t.Null()]),
@@ -31,12 +36,12 @@ export const EventMediaBody = t.Object({
 
 /** Spec §2.3. `media` is absent when the history was asked for with include_media=false. */
 export const EventBody = t.Object({
-  id: t.Integer(),
+  id: Type.Integer(),
   name: t.String(),
   starts_at_local: t.String({ description: "Local time at the venue, YYYY-MM-DDTHH:MM:SS, never converted" }),
   venue: VenueBody,
   performers: t.Array(PerformerBody),
-  media_count: t.Integer(),
+  media_count: Type.Integer(),
   media: t.Optional(t.Array(EventMediaBody)),
 });
 

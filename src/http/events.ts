@@ -1,3 +1,4 @@
+import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { Store } from "../store/db.ts";
 import type { EventDetail } from "../store/eventDetails.ts";
@@ -28,7 +29,7 @@ const HistoryResponse = t.Object({
   events: t.Array(EventBody),
   next_cursor: t.Union([t.String(), t.Null()]),
   has_more: t.Boolean(),
-  total: t.Union([t.Integer(), t.Null()], {
+  total: t.Union([Type.Integer(), t.Null()], {
     description: "Count of visible events; null after the first page",
   }),
 });

@@ -1,3 +1,4 @@
+import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { Candidate, Matcher } from "../shards/matcher.ts";
 import type { Store } from "../store/db.ts";
@@ -20,14 +21,14 @@ import { JSON_BODY, UserPath } from "./userPaths.ts";
 const MatchBody = t.Object({
   media_id: t.String(),
   matched: t.Boolean(),
-  event_id: t.Union([t.Integer(), t.Null()]),
-  venue_id: t.Union([t.Integer(), t.Null()]),
+  event_id: t.Union([Type.Integer(), t.Null()]),
+  venue_id: t.Union([Type.Integer(), t.Null()]),
 });
 type MatchBody = typeof MatchBody.static;
 
 const MediaBatchResponse = t.Object({
-  accepted: t.Integer(),
-  matched: t.Integer(),
+  accepted: Type.Integer(),
+  matched: Type.Integer(),
   rejected: t.Array(
     t.Object({
       id: t.String(),
