@@ -7,6 +7,7 @@ import { createRateLimits } from "./limits/index.ts";
 import { startMatchingEngine } from "./shards/engine.ts";
 import { EmbeddedDatabaseBusyError, openStore } from "./store/db.ts";
 import { bootstrapDemo } from "./store/demo.ts";
+import { describeFailure } from "./store/failures.ts";
 import { cursorSecretOf } from "./store/settings.ts";
 
 /**
@@ -59,14 +60,6 @@ async function checkPort({ host, port }: Config): Promise<void> {
   });
 }
 
-/** A thrown value as one line: the embedded database's file-system errors are plain objects. */
-function describeThrown(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return typeof error === "object" && error !== null
-    ? (JSON.stringify(error) ?? String(error))
-    : String(error);
-}
-
 /** Opens the store; an embedded database that cannot be opened is named with its directory. */
 async function openConfiguredStore(config: Config) {
   try {
@@ -78,7 +71,7 @@ async function openConfiguredStore(config: Config) {
   } catch (error) {
     if (config.databaseUrl !== null || error instanceof EmbeddedDatabaseBusyError) throw error;
     throw new StartError(
-      `the embedded database in DATA_DIR=${config.dataDir} could not be opened (${describeThrown(error)}): ` +
+      `the embedded database in DATA_DIR=${config.dataDir} could not be opened (${describeFailure(error).error}): ` +
         "the directory must be writable and hold nothing but a database this service created",
     );
   }
@@ -169,7 +162,7 @@ function startFailure(error: unknown): string {
     if (typeof code === "string") return `rollcall could not start: ${error.message} (${code})`;
     return `rollcall could not start: ${error.stack ?? error.message}`;
   }
-  return `rollcall could not start: ${describeThrown(error)}`;
+  return `rollcall could not start: ${describeFailure(error).error}`;
 }
 
 try {

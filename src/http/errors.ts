@@ -1,5 +1,4 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { DrizzleQueryError } from "drizzle-orm";
 
 /**
  * Every error code a partner can see: the specification's table (§7) plus the contract's additions
@@ -83,37 +82,6 @@ export function errorResponse(error: ApiError): Response {
     status: error.status,
     headers: { "content-type": "application/json; charset=utf-8", ...error.headers },
   });
-}
-
-/** How many links of a cause chain the log follows. */
-const CAUSES_LOGGED = 5;
-
-/**
- * What the log keeps of an unexpected failure: each error of its cause chain as `Name (code): message`,
- * and the frames where the outermost was thrown. A failed query's own message is its SQL text and
- * bound parameters (users' emails, key hashes), so it is left out; its cause says what went wrong
- * (a refused connection, a timeout, PostgreSQL's error).
- */
-export function describeFailure(error: unknown): { error: string; stack?: string } {
-  const chain: string[] = [];
-  let link: unknown = error;
-  for (let depth = 0; link !== undefined && link !== null && depth < CAUSES_LOGGED; depth++) {
-    if (link instanceof DrizzleQueryError) {
-      chain.push("query failed");
-    } else if (link instanceof Error) {
-      const code = (link as { code?: unknown }).code;
-      chain.push(`${link.name}${typeof code === "string" ? ` (${code})` : ""}: ${link.message}`);
-    } else {
-      chain.push(typeof link === "object" ? (JSON.stringify(link) ?? String(link)) : String(link));
-      break;
-    }
-    link = link.cause;
-  }
-  const frames =
-    error instanceof Error ? (error.stack ?? "").split("\n").filter((line) => /^\s+at /.test(line)) : [];
-  return frames.length === 0
-    ? { error: chain.join(" <- ") }
-    : { error: chain.join(" <- "), stack: frames.join("\n") };
 }
 
 /** The answer to anything unexpected: the cause goes to the log, never to the partner. */

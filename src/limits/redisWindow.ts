@@ -42,9 +42,8 @@ export type RedisWindowOptions = {
  * outage starts from this instance's own recent admissions rather than from nothing, and a request
  * Redis admits is refused when the local log is full, so admissions made during an outage, which
  * Redis never saw, still count once it is back (Redis then counts one request that was refused: the
- * error is on the strict side). Requests never
- * wait on a Redis that is down: commands are refused at once while disconnected (no offline queue)
- * and bounded by a short timeout while connected.
+ * error is on the strict side). Requests never wait on a Redis that is down: commands are refused at
+ * once while disconnected (no offline queue) and bounded by a short timeout while connected.
  */
 export class RedisWindowLimiter implements SlidingWindowLimiter {
   private readonly windowMs: number;

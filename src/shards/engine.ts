@@ -1,4 +1,5 @@
 import type { Store } from "../store/db.ts";
+import { describeFailure } from "../store/failures.ts";
 import { buildInBackground, buildIndex } from "./build.ts";
 import { type CatalogColumns, columnsFromArrays } from "./columns.ts";
 import type { WorkerFault } from "./faults.ts";
@@ -151,15 +152,6 @@ export async function createMatchingEngine(
 /** How long a catalog poll may wait on the database before the log says it is stuck. */
 const STALLED_POLL_MS = 30_000;
 
-/** The innermost cause of a failure: a failed query's own message is its SQL text. */
-function causeOf(error: unknown): string {
-  let inner = error;
-  while (inner instanceof Error && inner.cause !== undefined) inner = inner.cause;
-  if (!(inner instanceof Error)) return String(inner);
-  const code = (inner as { code?: unknown }).code;
-  return `${inner.message}${typeof code === "string" ? ` (${code})` : ""}`;
-}
-
 /**
  * The server's engine: reads the catalog from the store and polls catalog_state.version every
  * `pollSeconds`, so an import shows up in matching within one poll plus one build.
@@ -195,7 +187,8 @@ export async function startMatchingEngine(
         failing = false;
       })
       .catch((error: unknown) => {
-        if (!failing) log(`catalog refresh failed, still serving the previous index: ${causeOf(error)}`);
+        if (!failing)
+          log(`catalog refresh failed, still serving the previous index: ${describeFailure(error).error}`);
         failing = true;
       })
       .finally(() => {

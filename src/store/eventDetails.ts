@@ -59,7 +59,8 @@ const performersJson = sql`
  * One range scan of media_user_event_time_idx, oldest capture first, the id breaking ties in code-point
  * order (collate "C"), whatever the database's collation: an ICU database would otherwise put `a`
  * before `B` and answer in a different order than a database next to it. Items are arrays, not
- * objects: a page holds hundreds, and building an object per item was a fifth of the statement's time. The instant goes out as whole epoch milliseconds, floored: what a JavaScript Date keeps of a
+ * objects: a page holds hundreds, and building an object per item was a fifth of the statement's
+ * time. The instant goes out as whole epoch milliseconds, floored: what a JavaScript Date keeps of a
  * microsecond timestamp.
  */
 const mediaJson = (userId: string) => sql`
