@@ -28,6 +28,7 @@ const ConfigSchema = Type.Object({
     defaultDurationMinutes: Integer(1, 43200),
   }),
   catalogPollSeconds: Integer(1, 3600),
+  eventCacheMb: Integer(0, 65536),
   rateLimit: Type.Object({
     enabled: Type.Boolean(),
     windowSeconds: Integer(1, 86400),
@@ -68,6 +69,7 @@ const accepts: Record<string, string> = {
   MATCH_AFTER_MINUTES: "an integer from 0 to 10080",
   MATCH_DEFAULT_DURATION_MINUTES: "an integer from 1 to 43200",
   CATALOG_POLL_SECONDS: "an integer from 1 to 3600",
+  EVENT_CACHE_MB: "an integer from 0 to 65536 (megabytes; 0 turns the cache off)",
   RATE_LIMIT_ENABLED: "true or false (or 1 or 0, any case)",
   RATE_LIMIT_WINDOW_SECONDS: "an integer from 1 to 86400",
   RATE_LIMIT_INGEST: "a positive integer, or empty for no limit",
@@ -94,6 +96,7 @@ const variableOf: Record<string, string> = {
   "/match/afterMinutes": "MATCH_AFTER_MINUTES",
   "/match/defaultDurationMinutes": "MATCH_DEFAULT_DURATION_MINUTES",
   "/catalogPollSeconds": "CATALOG_POLL_SECONDS",
+  "/eventCacheMb": "EVENT_CACHE_MB",
   "/rateLimit/enabled": "RATE_LIMIT_ENABLED",
   "/rateLimit/windowSeconds": "RATE_LIMIT_WINDOW_SECONDS",
   "/rateLimit/ingest": "RATE_LIMIT_INGEST",
@@ -163,6 +166,7 @@ export function parseConfig(env: Env): Config {
       defaultDurationMinutes: number(env, "MATCH_DEFAULT_DURATION_MINUTES", 300),
     },
     catalogPollSeconds: number(env, "CATALOG_POLL_SECONDS", 5),
+    eventCacheMb: number(env, "EVENT_CACHE_MB", 64),
     rateLimit: {
       enabled: boolean(env, "RATE_LIMIT_ENABLED", false),
       windowSeconds: number(env, "RATE_LIMIT_WINDOW_SECONDS", 60),

@@ -135,7 +135,7 @@ function importSuite(driver: string, open: () => Promise<{ store: Store; close()
           limit: 10,
           includeMedia: false,
         });
-        return page?.events.map((e) => e.id);
+        return page?.events.map((e) => e.eventId);
       };
       expect(await order()).toEqual([102, 100]);
 

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { importCatalog } from "../src/store/catalog/import.ts";
 import { memoryLines } from "../src/store/catalog/lines.ts";
-import { eventDetailsQuery } from "../src/store/eventDetails.ts";
+import { batchStatement } from "../src/store/ingest.ts";
 import { createPartner } from "../src/store/keys.ts";
 import { baseCatalog, succeeded } from "./support/catalogImport.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
@@ -12,8 +12,8 @@ import { createTestDatabase, type TestDatabase } from "./support/database.ts";
  * The media lookups must keep one access path whatever the statistics say. Both indexes of media lead
  * with user_id. Had the column statistics, a user they do not list (any user created since the last
  * ANALYZE) would be expected to own about one row, and the planner could take either index for either
- * lookup: a batch's probe by (user, media id) reading all of the user's media for each id, or a page's
- * lookup by (user, event) doing so for each event (drizzle/0005 keeps no statistics on media.user_id).
+ * lookup: a batch's probe by (user, media id) reading all of the user's media for each id, or its
+ * rendering of the media list at (user, event) doing so for each event (drizzle/0005 keeps no statistics on media.user_id).
  * These tests read the plans PostgreSQL makes for such a user.
  */
 
@@ -77,8 +77,41 @@ describe("media access paths for a user the statistics do not know", () => {
     expect(await mediaAccessOf(bound)).toEqual(["media_user_id_media_id_pk"]);
   });
 
-  test("an event's media in a batch response or a history page come from the (user, event) index", async () => {
-    const query = new PgDialect().sqlToQuery(eventDetailsQuery(NEW_USER, [100, 101], true));
-    expect(await mediaAccessOf(query.sql, query.params)).toEqual(["media_user_event_time_idx"]);
+  test("a batch renders an event's media list from the (user, event) index", async () => {
+    const client = database.store.client;
+    if (client === null) throw new Error("these tests need PostgreSQL");
+    const statement = batchStatement({
+      userId: NEW_USER,
+      partnerId: "acme",
+      acceptedIds: ["IMG_00000001"],
+      kept: [
+        {
+          mediaId: "IMG_00000001",
+          eventId: 100,
+          venueId: 1,
+          takenAt: "2025-03-09T07:45:00Z",
+          latitude: 40.75,
+          longitude: -73.99,
+          mediaType: "photo",
+          filename: null,
+          durationSeconds: null,
+          thumbnailUrl: null,
+          deviceMake: null,
+          deviceModel: null,
+          deviceLensModel: null,
+        },
+      ],
+    });
+    const query = new PgDialect().sqlToQuery(statement);
+    // As the server runs it: index paths only (see `indexPathsOnly` in src/store/ingest.ts).
+    const [row] = await client.begin(async (tx) => {
+      await tx.unsafe("set local enable_seqscan = off");
+      return tx.unsafe(`explain (format json) ${query.sql}`, query.params as never[]);
+    });
+    const [explained] = (row?.["QUERY PLAN"] ?? []) as { Plan: PlanNode }[];
+    if (explained === undefined) throw new Error("EXPLAIN returned no plan");
+    // The insert and the delete are the statement's writes; its one read of media is the rendering.
+    const reads = mediaAccess(explained.Plan).filter((access) => access !== "ModifyTable");
+    expect(reads).toEqual(["media_user_event_time_idx"]);
   });
 });

@@ -15,6 +15,7 @@ const expectedTables = [
   "partners",
   "performers",
   "service_settings",
+  "user_event_media",
   "user_events",
   "users",
   "venues",

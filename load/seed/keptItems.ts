@@ -1,8 +1,11 @@
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
 import type { IndexEvent, IndexVenue, MatchSettings } from "../../src/shards/matcher.ts";
 import { Random } from "../../src/store/catalog/generate/random.ts";
+import { mediaListJson } from "../../src/store/eventDetails.ts";
 import {
   burstSize,
   eventsPerYear,
@@ -16,7 +19,8 @@ import type { CatalogSample } from "../traffic/sample.ts";
 /**
  * Data-scale mode: users with kept media written straight into PostgreSQL with COPY, consistent with
  * what the API would have stored for them: a `users` row, `media` rows at real licensed events (inside
- * the window and the venue radius), and one `user_events` row per (user, event) with its counts.
+ * the window and the venue radius), one `user_events` row per (user, event) with its counts, and its
+ * media list in `user_event_media`.
  */
 
 export type SeedOptions = {
@@ -140,6 +144,15 @@ async function copy(connection: postgres.ReservedSql, into: string, lines: Itera
  * skipped for the load (session_replication_role = replica): every referenced user and event exists by
  * construction, and checking 10 million references one by one would double the load time.
  */
+/** Every history row's media list, as the batches that kept the media would have rendered it. */
+const RENDER_LISTS = new PgDialect().sqlToQuery(sql`
+  insert into user_event_media (user_id, event_id, media_json)
+  select ue.user_id, ue.event_id, ${mediaListJson(sql`(
+    select media_id, taken_at, media_type, thumbnail_url from media m
+    where m.user_id = ue.user_id and m.event_id = ue.event_id
+  )`)}
+  from user_events ue`).sql;
+
 export async function seedKeptItems(
   client: postgres.Sql,
   sample: CatalogSample,
@@ -180,8 +193,9 @@ export async function seedKeptItems(
         s.media_count, s.photo_count, s.video_count
       from seed_user_events s join events e on e.id = s.event_id`;
     await connection`drop table seed_user_events`;
+    await connection.unsafe(RENDER_LISTS);
     await connection`reset session_replication_role`;
-    await connection`analyze users, media, user_events`;
+    await connection`analyze users, media, user_events, user_event_media`;
   } finally {
     connection.release();
   }

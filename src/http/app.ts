@@ -6,6 +6,7 @@ import type { Store } from "../store/db.ts";
 import { describeFailure } from "../store/failures.ts";
 import { createAuthenticator } from "./auth.ts";
 import { ApiError, errorResponse, internalError } from "./errors.ts";
+import { EventFactsCache } from "./eventFacts.ts";
 import { eventsResource } from "./events.ts";
 import { registerFormats } from "./formats.ts";
 import { contextOf, createGate } from "./gate.ts";
@@ -31,6 +32,9 @@ export type AppDeps = {
   cursorSecret: string;
   log: Log;
 };
+
+/** What the resources are built with: the app's dependencies and what the app keeps for them. */
+export type ResourceDeps = AppDeps & { eventFacts: EventFactsCache };
 
 /** Schema failures of a route, keyed `METHOD /v1/path`, when the route's codes are not invalid_request. */
 const validationTranslators: Record<string, ValidationTranslator> = { ...userValidation, ...mediaValidation };
@@ -63,6 +67,10 @@ function pathOf(request: Request): string {
 
 export function createApp(deps: AppDeps) {
   registerFormats();
+  const resources: ResourceDeps = {
+    ...deps,
+    eventFacts: new EventFactsCache(deps.config.eventCacheMb * 2 ** 20),
+  };
   const gate = createGate({
     routes: compileRoutes(routePolicies),
     authenticate: createAuthenticator(deps.store, deps.config.environment),
@@ -94,8 +102,8 @@ export function createApp(deps: AppDeps) {
     .use(syncResource(deps))
     .use(statsResource(deps))
     .use(hidingResource(deps))
-    .use(mediaResource(deps))
-    .use(eventsResource(deps));
+    .use(mediaResource(resources))
+    .use(eventsResource(resources));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
-import type { EventDetail, EventMediaDetail, PerformerDetail, VenueDetail } from "../store/eventDetails.ts";
+import type { AttendedEvent, EventFacts, PerformerDetail, VenueDetail } from "../store/eventDetails.ts";
 
 /**
  * Spec §2.4, always with every member (the batch response too, as contract §4 asks). Integers are
@@ -47,8 +47,8 @@ export const EventBody = t.Object({
 
 type VenueBody = typeof VenueBody.static;
 type PerformerBody = typeof PerformerBody.static;
-type EventMediaBody = typeof EventMediaBody.static;
-type EventBody = typeof EventBody.static;
+/** An event body before what the user kept there (see `eventText`). */
+type EventFactsBody = Omit<typeof EventBody.static, "media_count" | "media">;
 
 function toVenueBody(venue: VenueDetail): VenueBody {
   return {
@@ -72,28 +72,33 @@ function toPerformerBody(performer: PerformerDetail): PerformerBody {
   };
 }
 
-function toEventMediaBody(item: EventMediaDetail): EventMediaBody {
-  const body: EventMediaBody = {
-    media_id: item.mediaId,
-    taken_at: item.takenAt.toISOString(),
-    media_type: item.mediaType,
-  };
-  if (item.thumbnailUrl !== null) body.thumbnail_url = item.thumbnailUrl;
-  return body;
-}
-
-/** The event of spec §2.3, field by field; `media` is included exactly when the detail carries it. */
-export function toEventBody(event: EventDetail): EventBody {
-  const body: EventBody = {
+function toEventFactsBody(event: EventFacts): EventFactsBody {
+  return {
     id: event.id,
     name: event.name,
     starts_at_local: event.startsAtLocal,
     venue: toVenueBody(event.venue),
     performers: event.performers.map(toPerformerBody),
-    media_count: event.mediaCount,
   };
-  if (event.media !== null) body.media = event.media.map(toEventMediaBody);
-  return body;
+}
+
+/**
+ * An event's facts as JSON text without its closing brace, for `eventText` to finish: the part of an
+ * event every user's history shows alike, and what the server caches (src/http/eventFacts.ts).
+ */
+export function eventFactsText(facts: EventFacts): string {
+  return JSON.stringify(toEventFactsBody(facts)).slice(0, -1);
+}
+
+/**
+ * The event of spec §2.3 as JSON text: the facts, the user's `media_count`, then `media` exactly when
+ * the attended event carries a list. The list is the wire-format JSON the database keeps (`mediaListJson`
+ * in src/store/eventDetails.ts) and goes in as it is: parsing and re-encoding a page's few hundred items
+ * was most of the server's time on a history page.
+ */
+export function eventText(factsText: string, attended: AttendedEvent): string {
+  const media = attended.mediaJson === null ? "" : `,"media":${attended.mediaJson}`;
+  return `${factsText},"media_count":${attended.mediaCount}${media}}`;
 }
 
 /**
@@ -104,4 +109,19 @@ export function toEventBody(event: EventDetail): EventBody {
  */
 export function finishedJson<T extends object>(body: T): Response {
   return Response.json(body);
+}
+
+/**
+ * A 200 body whose `events` member is a list of expanded events (spec §2.3): the other members encoded
+ * as `finishedJson` would, the events as `eventText` wrote them. The media type is what the framework's
+ * own JSON responses carry.
+ */
+export function finishedJsonWithEvents<T extends object>(
+  members: T & { events?: never },
+  eventTexts: readonly string[],
+): Response {
+  const head = JSON.stringify(members);
+  const list = `"events":[${eventTexts.join(",")}]`;
+  const body = head === "{}" ? `{${list}}` : `${head.slice(0, -1)},${list}}`;
+  return new Response(body, { headers: { "content-type": "application/json;charset=utf-8" } });
 }

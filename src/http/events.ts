@@ -1,12 +1,12 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { Store } from "../store/db.ts";
-import type { EventDetail } from "../store/eventDetails.ts";
 import { historyPage } from "../store/history.ts";
-import type { AppDeps } from "./app.ts";
+import type { ResourceDeps } from "./app.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errorResponses } from "./errors.ts";
-import { EventBody, finishedJson, toEventBody } from "./eventMappers.ts";
+import type { EventFactsCache } from "./eventFacts.ts";
+import { EventBody, finishedJsonWithEvents } from "./eventMappers.ts";
 import { integerText } from "./formats.ts";
 import { partnerOf } from "./gate.ts";
 import { userNotFound } from "./requireUser.ts";
@@ -46,7 +46,8 @@ type HistoryRequest = {
 };
 
 type HistoryOutcome = {
-  events: EventDetail[];
+  /** Each event of the page as JSON text (see `eventText`). */
+  eventTexts: string[];
   nextCursor: string | null;
   total: number | null;
 };
@@ -56,8 +57,7 @@ type HistoryOutcome = {
  * judged first (a query rule, contract §2 step 7), then the page statement looks the user up (step 8).
  */
 export async function readHistory(
-  store: Store,
-  cursorSecret: string,
+  { store, cursorSecret, eventFacts }: { store: Store; cursorSecret: string; eventFacts: EventFactsCache },
   request: HistoryRequest,
 ): Promise<HistoryOutcome> {
   const { partnerId, userId } = request;
@@ -68,30 +68,31 @@ export async function readHistory(
   });
   if (page === null) throw userNotFound();
   const nextCursor = page.next === null ? null : encodeCursor(cursorSecret, request.userId, page.next);
-  return { events: page.events, nextCursor, total: page.total };
+  const eventTexts = await eventFacts.eventTexts(store, page.catalogVersion, page.events);
+  return { eventTexts, nextCursor, total: page.total };
 }
 
-function toHistoryResponse(outcome: HistoryOutcome): HistoryResponse {
+/** Every member but `events`, which `finishedJsonWithEvents` writes. */
+function toHistoryMembers(outcome: HistoryOutcome): Omit<HistoryResponse, "events"> {
   return {
-    events: outcome.events.map(toEventBody),
     next_cursor: outcome.nextCursor,
     has_more: outcome.nextCursor !== null,
     total: outcome.total,
   };
 }
 
-export function eventsResource({ store, cursorSecret }: AppDeps) {
+export function eventsResource(deps: ResourceDeps) {
   return new Elysia({ name: "events" }).get(
     "/users/:user_id/events",
     async ({ request, params, query }) => {
-      const outcome = await readHistory(store, cursorSecret, {
+      const outcome = await readHistory(deps, {
         partnerId: partnerOf(request).partnerId,
         userId: params.user_id.toLowerCase(),
         limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
         cursor: query.cursor === undefined || query.cursor === "" ? null : query.cursor,
         includeMedia: query.include_media !== "false",
       });
-      return finishedJson(toHistoryResponse(outcome));
+      return finishedJsonWithEvents(toHistoryMembers(outcome), outcome.eventTexts);
     },
     {
       params: UserPath,

@@ -2,16 +2,12 @@ import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { Candidate, Matcher } from "../shards/matcher.ts";
 import type { Store } from "../store/db.ts";
-import {
-  type EventDetail,
-  type EventDetailsRow,
-  eventDetailsOf,
-  eventDetailsQuery,
-} from "../store/eventDetails.ts";
+import { type AttendedRow, attendedEventsQuery, attendedOf } from "../store/eventDetails.ts";
 import { type KeptMedia, writeBatch } from "../store/ingest.ts";
-import type { AppDeps } from "./app.ts";
+import type { ResourceDeps } from "./app.ts";
 import { errorResponses } from "./errors.ts";
-import { EventBody, finishedJson, toEventBody } from "./eventMappers.ts";
+import type { EventFactsCache } from "./eventFacts.ts";
+import { EventBody, finishedJsonWithEvents } from "./eventMappers.ts";
 import { contextOf, partnerOf } from "./gate.ts";
 import { type AcceptedItem, classifyItems, matchInstantMs, type Rejection, utcText } from "./mediaItems.ts";
 import { checkMediaBatch, MediaBatchBody, type MediaItem } from "./mediaSchema.ts";
@@ -50,7 +46,8 @@ type BatchOutcome = {
   rejected: Rejection[];
   matches: MatchBody[];
   kept: KeptMedia[];
-  events: EventDetail[];
+  /** Each matched event as JSON text (see `eventText`). */
+  eventTexts: string[];
   lastSyncAt: Date;
 };
 
@@ -78,13 +75,12 @@ function keptOf(item: AcceptedItem, candidate: Candidate): KeptMedia {
 
 /**
  * A validated batch from classification to response data: per-item rules, matching outside any
- * transaction, one atomic write, and the matched events expanded, inside it, with everything the user
- * keeps there.
+ * transaction, one atomic write, and the matched events expanded with everything the user keeps there,
+ * read inside it; their catalog facts come from the cache.
  * Events come in the order of their first match in the batch.
  */
 export async function ingestMediaBatch(
-  store: Store,
-  matcher: Matcher,
+  { store, matcher, eventFacts }: { store: Store; matcher: Matcher; eventFacts: EventFactsCache },
   user: { partnerId: string; userId: string },
   items: readonly MediaItem[],
 ): Promise<BatchOutcome> {
@@ -110,34 +106,39 @@ export async function ingestMediaBatch(
     if (candidate?.licensed) kept.push(keptOf(item, candidate));
   });
   const eventIds = [...new Set(kept.map((m) => m.eventId))];
-  const written = await writeBatch<EventDetailsRow>(
+  const written = await writeBatch<AttendedRow>(
     store,
     { ...user, acceptedIds: accepted.map((a) => a.id), kept },
-    eventIds.length === 0 ? undefined : eventDetailsQuery(user.userId, eventIds, true),
+    eventIds.length === 0 ? undefined : attendedEventsQuery(user.userId, eventIds),
   );
   // The write is the user lookup too (contract §2 step 8 still comes after the body passed).
   if (written === null) throw userNotFound();
   const { lastSyncAt, rows } = written;
-  return { accepted: accepted.length, rejected, matches, kept, events: eventDetailsOf(rows), lastSyncAt };
+  const eventTexts =
+    rows[0] === undefined
+      ? []
+      : await eventFacts.eventTexts(store, rows[0].catalog_version, attendedOf(rows, true));
+  return { accepted: accepted.length, rejected, matches, kept, eventTexts, lastSyncAt };
 }
 
-function toBatchResponse(outcome: BatchOutcome): MediaBatchResponse {
+/** Every member but `events`, which `finishedJsonWithEvents` writes. */
+function toBatchMembers(outcome: BatchOutcome): Omit<MediaBatchResponse, "events"> {
   return {
     accepted: outcome.accepted,
     matched: outcome.kept.length,
     rejected: outcome.rejected.map((r) => ({ id: r.id, reason: r.reason })),
     matches: outcome.matches,
-    events: outcome.events.map(toEventBody),
     last_sync_at: outcome.lastSyncAt.toISOString(),
   };
 }
 
-export function mediaResource({ store, matcher }: AppDeps) {
+export function mediaResource(deps: ResourceDeps) {
   return new Elysia({ name: "media" }).post(
     "/users/:user_id/media",
     async ({ request, params, body }) => {
       const user = { partnerId: partnerOf(request).partnerId, userId: params.user_id };
-      return finishedJson(toBatchResponse(await ingestMediaBatch(store, matcher, user, body.media)));
+      const outcome = await ingestMediaBatch(deps, user, body.media);
+      return finishedJsonWithEvents(toBatchMembers(outcome), outcome.eventTexts);
     },
     {
       params: UserPath,

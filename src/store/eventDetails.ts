@@ -1,4 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
+import type { Store } from "./db.ts";
 
 export type VenueDetail = {
   id: number;
@@ -18,30 +19,28 @@ export type PerformerDetail = {
   isHeadliner: boolean | null;
 };
 
-export type EventMediaDetail = {
-  mediaId: string;
-  takenAt: Date;
-  mediaType: "photo" | "video";
-  thumbnailUrl: string | null;
-};
-
-/** An event as a user's history shows it: catalog facts plus what the user kept there. */
-export type EventDetail = {
+/** An event's catalog facts: what every user's history shows of it alike. */
+export type EventFacts = {
   id: number;
   name: string;
   startsAtLocal: string;
   venue: VenueDetail;
   performers: PerformerDetail[];
-  mediaCount: number;
-  /** Every item the user kept at the event, oldest first; null when the caller did not ask for media. */
-  media: EventMediaDetail[] | null;
 };
 
-/** A kept item as PostgreSQL lists it: media id, capture instant in epoch milliseconds, type, thumbnail. */
-type MediaTuple = [string, number, "photo" | "video", string | null];
+/** What one user kept at an event: the history row's count and, when asked for, the stored list. */
+export type AttendedEvent = {
+  eventId: number;
+  mediaCount: number;
+  /** Every item kept there as wire-format JSON (see `mediaListJson`); null when media were not asked for. */
+  mediaJson: string | null;
+};
 
-/** An event as PostgreSQL builds it (see `eventJson`). */
-export type EventJson = Omit<EventDetail, "media"> & { media: MediaTuple[] | null };
+/**
+ * The catalog's version (catalog_state, bumped by every import in its transaction) as a statement reads
+ * it, so facts cached from one version are never served for a page read from another.
+ */
+export const catalogVersion = sql`coalesce((select version::text from catalog_state where id = 1), '0')`;
 
 /** Headliners first, then the catalog's billing order; the performer id settles anything left. */
 const performersJson = sql`
@@ -56,38 +55,19 @@ const performersJson = sql`
    where ep.event_id = e.id)`;
 
 /**
- * One range scan of media_user_event_time_idx, oldest capture first, the id breaking ties in code-point
- * order (collate "C"), whatever the database's collation: an ICU database would otherwise put `a`
- * before `B` and answer in a different order than a database next to it. Items are arrays, not
- * objects: a page holds hundreds, and building an object per item was a fifth of the statement's
- * time. The instant goes out as whole epoch milliseconds, floored: what a JavaScript Date keeps of a
- * microsecond timestamp.
+ * The catalog facts of one event as a scalar subquery on `eventId` (null when no such event): the
+ * event, its venue and its billing. Built by PostgreSQL so a whole page is one statement and one round
+ * trip, whatever its size. Catalog rows are read by primary key through `offset 0` subqueries, which the
+ * planner never turns into joins over whole tables.
  */
-const mediaJson = (userId: string) => sql`
-  (select coalesce(json_agg(json_build_array(
-            m.media_id, floor(extract(epoch from m.taken_at) * 1000), m.media_type, m.thumbnail_url)
-          order by m.taken_at, m.media_id collate "C"), '[]')
-   from media m where m.user_id = ${userId}::uuid and m.event_id = e.id)`;
-
-/**
- * The JSON of one event for a user, as a scalar subquery on `eventId` (null when no such event):
- * catalog facts, the billing, and either the user's media or only its count. Built by PostgreSQL so a
- * whole page is one statement and one round trip, whatever its size. Catalog rows are read by primary
- * key through `offset 0` subqueries, which the planner never turns into joins over whole tables.
- */
-export function eventJson(eventId: SQL, userId: string, includeMedia: boolean): SQL {
-  const kept = includeMedia
-    ? sql`'media', ${mediaJson(userId)}, 'mediaCount', 0`
-    : sql`'media', null, 'mediaCount', coalesce(
-        (select media_count from user_events where user_id = ${userId}::uuid and event_id = e.id), 0)`;
+function eventFactsJson(eventId: SQL): SQL {
   return sql`
     (select json_build_object(
               'id', e.id, 'name', e.name, 'startsAtLocal', e.starts_at_local,
               'venue', json_build_object(
                 'id', v.id, 'name', v.name, 'city', v.city, 'region', v.region, 'country', v.country,
                 'latitude', v.latitude, 'longitude', v.longitude),
-              'performers', ${performersJson},
-              ${kept})
+              'performers', ${performersJson})
      from events e
      cross join lateral (
        select id, name, city, region, country, latitude, longitude from venues where id = e.venue_id offset 0
@@ -95,42 +75,90 @@ export function eventJson(eventId: SQL, userId: string, includeMedia: boolean): 
      where e.id = ${eventId})`;
 }
 
-/** With media, the count is the length of the list, so a response never contradicts itself. */
-export function toEventDetail(json: EventJson): EventDetail {
-  const media =
-    json.media === null
-      ? null
-      : json.media.map(([mediaId, takenAtMs, mediaType, thumbnailUrl]) => ({
-          mediaId,
-          takenAt: new Date(takenAtMs),
-          mediaType,
-          thumbnailUrl,
-        }));
+/**
+ * The facts of `eventIds` (those that exist, in no particular order) and the catalog version they were
+ * read at, in one statement.
+ */
+export async function readEventFacts(
+  store: Store,
+  eventIds: readonly number[],
+): Promise<{ catalogVersion: string; facts: EventFacts[] }> {
+  const rows = await store.read<{ catalog_version: string; event: EventFacts | null }>(sql`
+    select ${catalogVersion} as catalog_version, ${eventFactsJson(sql`r.id`)} as event
+    from unnest(${sql.param([...eventIds])}::int[]) as r(id)`);
   return {
-    id: json.id,
-    name: json.name,
-    startsAtLocal: json.startsAtLocal,
-    venue: json.venue,
-    performers: json.performers,
-    mediaCount: media === null ? json.mediaCount : media.length,
-    media,
+    catalogVersion: rows[0]?.catalog_version ?? "0",
+    facts: rows.flatMap((row) => (row.event === null ? [] : [row.event])),
   };
 }
 
 /**
- * Expands events for a user, in the order of `eventIds`, in one statement whatever their number: events
- * with venues, performers, and either the user's media or only its counts. Its rows go through
- * `eventDetailsOf`; ids of events that do not exist are skipped.
+ * The media list of one history row as the API shows it (spec §2.6, contract §7): a JSON array of
+ * `{media_id, taken_at, media_type[, thumbnail_url]}`, oldest capture first, the id breaking ties in
+ * code-point order (collate "C") whatever the database's collation, so two databases never answer in
+ * different orders. `thumbnail_url` is left out when none was sent (spec §2.6).
+ *
+ * `items` is a relation with the columns media_id, taken_at, media_type and thumbnail_url. The text is
+ * built by concatenation, not json_build_object: the list is stored (`user_event_media`), and the
+ * function's `" : "` separators would make every item a sixth longer. Strings go through to_json, which
+ * escapes them as JSON requires; media_type is one of two constrained words and needs no escaping.
+ * `taken_at` is the UTC wall time with its microseconds cut to milliseconds (to_char's MS truncates),
+ * the contract's `2026-11-21T08:41:00.000Z`; the contract keeps years within 1900..9999, four digits.
+ *
+ * drizzle/0006_user_event_media.sql fills the lists of databases from before it with the same text.
  */
-export function eventDetailsQuery(userId: string, eventIds: readonly number[], includeMedia: boolean): SQL {
+export function mediaListJson(items: SQL): SQL {
+  return sql`(
+    select coalesce('[' || string_agg(
+             '{"media_id":' || to_json(i.media_id)::text
+             || ',"taken_at":"' || to_char(i.taken_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+             || '","media_type":"' || i.media_type || '"'
+             || coalesce(',"thumbnail_url":' || to_json(i.thumbnail_url)::text, '')
+             || '}',
+             ',' order by i.taken_at, i.media_id collate "C") || ']', '[]')
+    from ${items} as i)`;
+}
+
+/** The user's rendered list at an event, by primary key; null for an event the user kept nothing at. */
+export function storedMediaList(userId: string, eventId: SQL): SQL {
+  return sql`(select media_json from user_event_media where user_id = ${userId}::uuid and event_id = ${eventId})`;
+}
+
+/** A row of a statement that reads attended events (`attendedEventsQuery`, the history page). */
+export type AttendedRow = {
+  event_id: number | null;
+  media_count: number | null;
+  media_json: string | null;
+  catalog_version: string;
+};
+
+/**
+ * What the user kept at each of `eventIds`, in their order, with the catalog version: the batch
+ * response's events, read in the batch's transaction after its writes. Rows go through `attendedOf`.
+ */
+export function attendedEventsQuery(userId: string, eventIds: readonly number[]): SQL {
   return sql`
-    select ${eventJson(sql`r.id`, userId, includeMedia)} as event
+    select r.id as event_id,
+           (select media_count from user_events where user_id = ${userId}::uuid and event_id = r.id),
+           ${storedMediaList(userId, sql`r.id`)} as media_json, ${catalogVersion} as catalog_version
     from unnest(${sql.param([...eventIds])}::int[]) with ordinality as r(id, ord)
     order by r.ord`;
 }
 
-export type EventDetailsRow = { event: EventJson | null };
-
-export function eventDetailsOf(rows: readonly EventDetailsRow[]): EventDetail[] {
-  return rows.flatMap((row) => (row.event === null ? [] : [toEventDetail(row.event)]));
+/**
+ * The attended events of rows in their order; the one row of a history page with nothing to show has no
+ * event and gives none. With media asked for, a row without a stored list is an empty list.
+ */
+export function attendedOf(rows: readonly AttendedRow[], includeMedia: boolean): AttendedEvent[] {
+  return rows.flatMap((row) =>
+    row.event_id === null
+      ? []
+      : [
+          {
+            eventId: row.event_id,
+            mediaCount: row.media_count ?? 0,
+            mediaJson: includeMedia ? (row.media_json ?? "[]") : null,
+          },
+        ],
+  );
 }

@@ -1,6 +1,12 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Store } from "./db.ts";
-import { type EventDetail, type EventJson, eventJson, toEventDetail } from "./eventDetails.ts";
+import {
+  type AttendedEvent,
+  type AttendedRow,
+  attendedOf,
+  catalogVersion,
+  storedMediaList,
+} from "./eventDetails.ts";
 
 /**
  * Where a history page ends: the sort key of its last event. Catalog start instants come from local
@@ -10,7 +16,9 @@ export type HistoryPosition = { startsAtMs: number; eventId: number };
 
 export type HistoryPage = {
   /** Newest first: start instant, then event id, both descending. */
-  events: EventDetail[];
+  events: AttendedEvent[];
+  /** The catalog version the page was read at: the facts to show with it (see `readEventFacts`). */
+  catalogVersion: string;
   /** The position after which the next page starts; null when this page is the last. */
   next: HistoryPosition | null;
   /** How many events the history shows in all; counted on the first page only, null after it. */
@@ -30,17 +38,17 @@ const visible = (userId: string) => sql`
 export type HistoryOwner = { partnerId: string; userId: string };
 
 /** A row of the page statement; the one row of a user with nothing on the page has a null event. */
-type PageRow = {
-  event_id: number | null;
+type PageRow = AttendedRow & {
   starts_at_ms: number;
-  event: EventJson;
   has_more: boolean;
   total: string | number | null;
 };
 
 /**
- * One page in one statement: the keyset read, every event of it expanded (see `eventJson`), whether
- * more follow and, on the first page, the total, all from one snapshot. `page` reads one row past the
+ * One page in one statement: the keyset read, each event's media count and, when asked, its stored
+ * media list (`user_event_media`), whether more follow, on the first page the total, and the catalog
+ * version, all from one snapshot. The events' catalog facts are the caller's to add (the server keeps
+ * them cached by catalog version). `page` reads one row past the
  * limit to know whether more follow; only the rows shown are expanded. NULLS LAST as in the index:
  * plain DESC means NULLS FIRST, which the index order does not serve, and the planner would sort every
  * row of the user instead of reading the page off the index.
@@ -64,16 +72,18 @@ function pageQuery(
     after === null ? sql`(select count(*) from user_events ue where ${visible(userId)})` : sql`null::int8`;
   return sql`
     with page as materialized (
-      select ue.event_id, ue.starts_at from user_events ue
+      select ue.event_id, ue.starts_at, ue.media_count from user_events ue
       where ${visible(userId)} ${position}
       order by ue.starts_at desc nulls last, ue.event_id desc nulls last
       limit ${limit + 1}::int
     ),
     shown as (
-      select event_id, starts_at from page order by starts_at desc, event_id desc limit ${limit}::int
+      select event_id, starts_at, media_count from page
+      order by starts_at desc, event_id desc limit ${limit}::int
     )
     select s.event_id, extract(epoch from s.starts_at)::float8 * 1000 as starts_at_ms,
-           ${eventJson(sql`s.event_id`, userId, includeMedia)} as event,
+           s.media_count, ${catalogVersion} as catalog_version,
+           ${includeMedia ? storedMediaList(userId, sql`s.event_id`) : sql`null::text`} as media_json,
            (select count(*) from page) > ${limit}::int as has_more,
            ${total} as total
     from users u
@@ -98,9 +108,9 @@ export async function historyPage(
   const rows = await store.read<PageRow>(pageQuery(owner, after, options.limit, options.includeMedia));
   const last = rows.at(-1);
   if (last === undefined) return null;
-  const shown = rows.filter((row) => row.event_id !== null);
   return {
-    events: shown.map((row) => toEventDetail(row.event)),
+    events: attendedOf(rows, options.includeMedia),
+    catalogVersion: last.catalog_version,
     next:
       last.has_more && last.event_id !== null
         ? { startsAtMs: last.starts_at_ms, eventId: last.event_id }

@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
+import { mediaListJson } from "./eventDetails.ts";
 
 /** A media item that matched a licensed event: the only kind of item the service keeps (spec §3 rule 3). */
 export type KeptMedia = {
@@ -49,8 +50,14 @@ export type BatchWrite = {
  * batch of this user writes this user's media, which the row lock keeps out. The event facts user_events
  * copies come from one key lookup per event (an `offset 0` subquery, which the planner never turns into
  * a scan of events), and every count change refreshes them.
+ *
+ * `rendered` writes the stored media list (`user_event_media`, see `mediaListJson`) of every event whose
+ * items this batch changed: where an upserted row now is, where a rewritten or removed row was. A part
+ * of a statement cannot see the statement's own writes, so the list is built from what the snapshot
+ * holds there minus the rows the batch replaces (`previous`), plus the batch's items there; the row
+ * lock makes that the state the commit leaves. Re-sent unchanged items touch no list.
  */
-function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
+export function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
   const column = <T>(pick: (item: KeptMedia) => T) => sql.param(kept.map(pick));
   return sql`
     with incoming as (
@@ -92,12 +99,32 @@ function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
             (excluded.event_id, excluded.venue_id, excluded.taken_at, excluded.latitude, excluded.longitude,
              excluded.media_type, excluded.filename, excluded.duration_seconds, excluded.thumbnail_url,
              excluded.device_make, excluded.device_model, excluded.device_lens_model)
+      returning media_id, event_id
     ),
     removed as (
       delete from media
       where ctid = any(array(
         select row_id from previous where media_id not in (select media_id from incoming)
       ))
+    ),
+    touched as (
+      select event_id from upserted
+      union
+      select event_id from previous
+      where media_id in (select media_id from upserted) or media_id not in (select media_id from incoming)
+    ),
+    rendered as (
+      insert into user_event_media as r (user_id, event_id, media_json)
+      select ${userId}::uuid, t.event_id, ${mediaListJson(sql`(
+        select media_id, taken_at, media_type, thumbnail_url from media
+        where user_id = ${userId}::uuid and event_id = t.event_id
+          and media_id not in (select media_id from previous)
+        union all
+        select media_id, taken_at::timestamptz, media_type, thumbnail_url from incoming
+        where event_id = t.event_id
+      )`)}
+      from touched t
+      on conflict (user_id, event_id) do update set media_json = excluded.media_json
     ),
     deltas as (
       select event_id,

@@ -1,0 +1,80 @@
+import { LRUCache } from "lru-cache";
+import type { Store } from "../store/db.ts";
+import { type AttendedEvent, readEventFacts } from "../store/eventDetails.ts";
+import { eventFactsText, eventText } from "./eventMappers.ts";
+
+/**
+ * What an entry costs besides its text: the map node, the key and the string header. Rough, as the
+ * text's own size is (the runtime keeps Latin-1 text in a byte per character, anything else in two).
+ */
+const ENTRY_OVERHEAD_BYTES = 96;
+
+/**
+ * The catalog facts of events as the API writes them (an event of spec §2.3 before the user's
+ * `media_count` and `media`), cached in memory by event id for one catalog version at a time.
+ *
+ * Every user who went to an event shows the same facts, and they change only when an import commits,
+ * which bumps catalog_state.version in the same transaction. Building them in the database was, after
+ * the media lists, most of a history page's database time (measured at 10M kept items: without it
+ * PostgreSQL spent a third of the CPU per page). A page or batch response reads the version in the same
+ * snapshot as its rows; facts are served from the cache only for that version, so a page never shows
+ * facts older than the catalog it was read from. A newer version empties the cache; an answer read at
+ * an older version (a request that overlapped an import) reads its facts again and caches nothing.
+ *
+ * The bound is in bytes (`EVENT_CACHE_MB`); 0 turns the cache off and every event is read.
+ */
+export class EventFactsCache {
+  readonly #texts: LRUCache<number, string> | null;
+  #version = -1n;
+
+  constructor(maxBytes: number) {
+    this.#texts =
+      maxBytes > 0
+        ? new LRUCache<number, string>({
+            maxSize: maxBytes,
+            sizeCalculation: (text) => text.length + ENTRY_OVERHEAD_BYTES,
+          })
+        : null;
+  }
+
+  /**
+   * The JSON text of each attended event, in their order, with the facts at `catalogVersion` (or a
+   * newer one, when an import commits in between). Events the catalog does not hold are left out.
+   */
+  async eventTexts(
+    store: Store,
+    catalogVersion: string,
+    attended: readonly AttendedEvent[],
+  ): Promise<string[]> {
+    const texts = this.#texts !== null && this.#holds(BigInt(catalogVersion)) ? this.#texts : null;
+    const facts = new Map<number, string>();
+    const missing: number[] = [];
+    for (const { eventId } of attended) {
+      const text = texts?.get(eventId);
+      if (text === undefined) missing.push(eventId);
+      else facts.set(eventId, text);
+    }
+    if (missing.length > 0) {
+      const read = await readEventFacts(store, missing);
+      const storable = this.#texts !== null && this.#holds(BigInt(read.catalogVersion));
+      for (const fact of read.facts) {
+        const text = eventFactsText(fact);
+        facts.set(fact.id, text);
+        if (storable) this.#texts?.set(fact.id, text);
+      }
+    }
+    return attended.flatMap((event) => {
+      const text = facts.get(event.eventId);
+      return text === undefined ? [] : [eventText(text, event)];
+    });
+  }
+
+  /** Whether entries may be read and written for `version`; a newer version replaces the cache. */
+  #holds(version: bigint): boolean {
+    if (version > this.#version) {
+      this.#texts?.clear();
+      this.#version = version;
+    }
+    return version === this.#version;
+  }
+}

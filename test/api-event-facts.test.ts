@@ -1,0 +1,131 @@
+/**
+ * The catalog facts of history pages and batch responses come from the server's cache by catalog
+ * version (src/http/eventFacts.ts): an import shows on the very next answer, and the cache never serves
+ * facts of another version than the one an answer was read at.
+ */
+import { describe, expect, test } from "bun:test";
+import { EventFactsCache } from "../src/http/eventFacts.ts";
+import { importCatalog } from "../src/store/catalog/import.ts";
+import { memoryLines } from "../src/store/catalog/lines.ts";
+import type { Store } from "../src/store/db.ts";
+import type { AttendedEvent, EventFacts } from "../src/store/eventDetails.ts";
+import { event, performer, succeeded, venue } from "./support/catalogImport.ts";
+import { AT_VENUE_1, DURING_100, mediaTestFile, photo } from "./support/mediaCatalog.ts";
+
+const file = mediaTestFile();
+
+type EventBody = { id: number; name: string; venue: { name: string }; performers: { name: string }[] };
+
+const namesOf = (body: { events: EventBody[] }) =>
+  body.events.map((e) => ({
+    name: e.name,
+    venue: e.venue.name,
+    performers: e.performers.map((p) => p.name),
+  }));
+
+describe("catalog facts after an import", () => {
+  test("the next history page and batch response show the import, without waiting for the poll", async () => {
+    const { server, key } = file;
+    const userId = await file.newUser();
+    const first = await file.send(userId, [photo("a", DURING_100)]);
+    expect(namesOf(first.body)).toEqual([
+      { name: "Summer Show", venue: "Garden", performers: ["Star", "Opener", "Guest"] },
+    ]);
+    const page = () => server.call("GET", `/v1/users/${userId}/events`, { key });
+    expect(namesOf((await page()).body)).toEqual(namesOf(first.body));
+
+    // The venue, a performer and the event itself change; the venue stays where it was.
+    succeeded(
+      await importCatalog(
+        server.store,
+        memoryLines(
+          [
+            venue(1, "UTC", { ...AT_VENUE_1, name: "Garden Arena", city: "New York", region: "NY" }),
+            performer(11, { name: "Superstar" }),
+            event(100, 1, "2025-07-04T20:00:00", {
+              name: "Summer Show (moved indoors)",
+              performers: [
+                { id: 10, is_headliner: false },
+                { id: 11, is_headliner: true },
+              ],
+            }),
+          ],
+          1,
+        ),
+      ),
+    );
+    const renamed = {
+      name: "Summer Show (moved indoors)",
+      venue: "Garden Arena",
+      performers: ["Superstar", "Opener"],
+    };
+    expect(namesOf((await page()).body)).toEqual([renamed]);
+    expect(namesOf((await file.send(userId, [photo("b", DURING_100)])).body)).toEqual([renamed]);
+  });
+});
+
+/** A store whose only statement is the facts read, answering for `version` and counting the ids read. */
+function factsStore(): { store: Store; version: { current: string }; read: number[][] } {
+  const version = { current: "1" };
+  const read: number[][] = [];
+  const store = {
+    read: async (query: { queryChunks: unknown[] }) => {
+      // The ids are the one bound array of numbers (the statement's text comes in arrays of strings).
+      const ids = query.queryChunks.flatMap((chunk) =>
+        typeof chunk === "object" && chunk !== null && "value" in chunk && Array.isArray(chunk.value)
+          ? chunk.value.filter((value): value is number => typeof value === "number")
+          : [],
+      );
+      read.push(ids);
+      return ids.map((id) => ({ catalog_version: version.current, event: factsOf(id, version.current) }));
+    },
+  } as unknown as Store;
+  return { store, version, read };
+}
+
+const factsOf = (id: number, version: string): EventFacts => ({
+  id,
+  name: `Event ${id} v${version}`,
+  startsAtLocal: "2025-07-04T20:00:00",
+  venue: { id: 1, name: "Garden", city: null, region: null, country: null, latitude: 1, longitude: 2 },
+  performers: [],
+});
+
+const attended = (...ids: number[]): AttendedEvent[] =>
+  ids.map((eventId) => ({ eventId, mediaCount: 1, mediaJson: null }));
+
+const names = (texts: string[]) => texts.map((text) => (JSON.parse(text) as { name: string }).name);
+
+describe("EventFactsCache", () => {
+  test("reads each event once per catalog version, and a newer version replaces what it holds", async () => {
+    const { store, version, read } = factsStore();
+    const cache = new EventFactsCache(2 ** 20);
+    expect(names(await cache.eventTexts(store, "1", attended(7, 8)))).toEqual(["Event 7 v1", "Event 8 v1"]);
+    expect(names(await cache.eventTexts(store, "1", attended(8, 9)))).toEqual(["Event 8 v1", "Event 9 v1"]);
+    expect(read).toEqual([[7, 8], [9]]);
+    version.current = "2";
+    expect(names(await cache.eventTexts(store, "2", attended(7)))).toEqual(["Event 7 v2"]);
+    expect(read.at(-1)).toEqual([7]);
+  });
+
+  test("an answer read at an older version reads its facts and leaves the cache as it was", async () => {
+    const { store, version, read } = factsStore();
+    const cache = new EventFactsCache(2 ** 20);
+    version.current = "5";
+    await cache.eventTexts(store, "5", attended(7));
+    expect(names(await cache.eventTexts(store, "4", attended(7)))).toEqual(["Event 7 v5"]);
+    expect(read).toEqual([[7], [7]]);
+    await cache.eventTexts(store, "5", attended(7));
+    expect(read).toHaveLength(2);
+  });
+
+  test("with no room, every answer reads its facts; events the catalog lacks are left out", async () => {
+    const { store, read } = factsStore();
+    const cache = new EventFactsCache(0);
+    await cache.eventTexts(store, "1", attended(7));
+    await cache.eventTexts(store, "1", attended(7));
+    expect(read).toEqual([[7], [7]]);
+    const missing = { read: async () => [] } as unknown as Store;
+    expect(await new EventFactsCache(2 ** 20).eventTexts(missing, "1", attended(7))).toEqual([]);
+  });
+});
