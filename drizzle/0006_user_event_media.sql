@@ -5,7 +5,7 @@ CREATE TABLE "user_event_media" (
 	CONSTRAINT "user_event_media_user_id_event_id_pk" PRIMARY KEY("user_id","event_id")
 );
 --> statement-breakpoint
-ALTER TABLE "user_event_media" ADD CONSTRAINT "user_event_media_history_row_fk" FOREIGN KEY ("user_id","event_id") REFERENCES "public"."user_events"("user_id","event_id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "user_event_media" ADD CONSTRAINT "user_event_media_history_row_fk" FOREIGN KEY ("user_id","event_id") REFERENCES "public"."user_events"("user_id","event_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 -- Lists for the media an existing database already keeps, the same text a batch writes (mediaListJson in
 -- src/store/eventDetails.ts). A history row without media has no list and reads as an empty one. One
 -- pass over media, sorted by user and event: about a minute for 10M kept items, at the upgrade's boot.

@@ -140,7 +140,7 @@ async function main(): Promise<void> {
     };
     for (let round = 0; round < options.rounds; round++) {
       for (const method of Object.keys(methods) as Method[]) {
-        await store.rows(sql`truncate media, user_events`);
+        await store.rows(sql`truncate media, user_event_media, user_events`);
         await store.rows(sql`vacuum analyze media`);
         record(`${method} insert`, await timedPass(store, method, batches));
         record(`${method} re-send`, await timedPass(store, method, batches));

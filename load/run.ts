@@ -1,6 +1,7 @@
 import { SingleBar } from "cli-progress";
 import { ConfigError, isInteractive, loadConfig } from "../src/config.ts";
 import type { Store } from "../src/store/db.ts";
+import { describeFailure } from "../src/store/failures.ts";
 import { parseLoadArgs, type Scenario as ScenarioName, USAGE, UsageError } from "./args.ts";
 import { describeMachine } from "./report/machine.ts";
 import { printReport, problemsOf, writeReport } from "./report/write.ts";
@@ -125,7 +126,8 @@ try {
     console.error(error.message);
     process.exitCode = 2;
   } else {
-    console.error(`load: ${error instanceof Error ? error.message : String(error)}`);
+    // By its cause chain: a failed query's own message is its SQL and a page of bound parameters.
+    console.error(`load: ${describeFailure(error).error}`);
     process.exitCode = 1;
   }
 }

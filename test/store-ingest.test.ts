@@ -225,7 +225,7 @@ function batchWriteTests(storeOf: () => Store): void {
       partnerId: "acme",
       acceptedIds: ["x", "y", "z"],
       kept: [
-        { ...kept("x", 100), thumbnailUrl: 'https://t.example/"x"' },
+        { ...kept("x", 100), thumbnailUrl: 'https://t.example/"x"\u0001\u001f\t\b\f\r\u007f\u2028é' },
         { ...kept("y", 100), takenAt: "2025-03-09T07:44:59.9995Z" },
         kept("z", 102, "video"),
       ],

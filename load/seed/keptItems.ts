@@ -5,7 +5,7 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
 import type { IndexEvent, IndexVenue, MatchSettings } from "../../src/shards/matcher.ts";
 import { Random } from "../../src/store/catalog/generate/random.ts";
-import { mediaListJson } from "../../src/store/eventDetails.ts";
+import { mediaListJson, storedItemJson } from "../../src/store/eventDetails.ts";
 import {
   burstSize,
   eventsPerYear,
@@ -148,7 +148,7 @@ async function copy(connection: postgres.ReservedSql, into: string, lines: Itera
 const RENDER_LISTS = new PgDialect().sqlToQuery(sql`
   insert into user_event_media (user_id, event_id, media_json)
   select ue.user_id, ue.event_id, ${mediaListJson(sql`(
-    select media_id, taken_at, media_type, thumbnail_url from media m
+    select ${storedItemJson(sql`m`)} as item_json, m.taken_at, m.media_id from media m
     where m.user_id = ue.user_id and m.event_id = ue.event_id
   )`)}
   from user_events ue`).sql;

@@ -108,7 +108,7 @@ async function selfStartedTarget(
     const { key } = await issueKey(store, { partnerId: LOAD_PARTNER, environment: "sandbox", label: "load" });
     if (database.found === "catalog") {
       log(`an earlier run sent media to ${database.name}: seeding its users again`);
-      await store.rows(sql`truncate media, user_events, users`);
+      await store.rows(sql`truncate media, user_event_media, user_events, users`);
     }
     if (database.found !== "setup") {
       await prepare(store, LOAD_PARTNER);

@@ -93,29 +93,31 @@ export async function readEventFacts(
 }
 
 /**
- * The media list of one history row as the API shows it (spec §2.6, contract §7): a JSON array of
- * `{media_id, taken_at, media_type[, thumbnail_url]}`, oldest capture first, the id breaking ties in
- * code-point order (collate "C") whatever the database's collation, so two databases never answer in
- * different orders. `thumbnail_url` is left out when none was sent (spec §2.6).
- *
- * `items` is a relation with the columns media_id, taken_at, media_type and thumbnail_url. The text is
- * built by concatenation, not json_build_object: the list is stored (`user_event_media`), and the
- * function's `" : "` separators would make every item a sixth longer. Strings go through to_json, which
- * escapes them as JSON requires; media_type is one of two constrained words and needs no escaping.
- * `taken_at` is the UTC wall time with its microseconds cut to milliseconds (to_char's MS truncates),
- * the contract's `2026-11-21T08:41:00.000Z`; the contract keeps years within 1900..9999, four digits.
- *
- * drizzle/0006_user_event_media.sql fills the lists of databases from before it with the same text.
+ * One kept item as the API shows it (spec §2.6): `{media_id, taken_at, media_type[, thumbnail_url]}`
+ * as JSON text, from the media row `m`. Built by concatenation, not json_build_object: lists are stored
+ * (`user_event_media`), and the function's `" : "` separators would make every item a sixth longer.
+ * Strings go through to_json, which escapes them as JSON requires; media_type is one of two constrained
+ * words and needs no escaping. `taken_at` is the UTC wall time with its microseconds cut to milliseconds
+ * (to_char's MS truncates): the contract's `2026-11-21T08:41:00.000Z`, years within 1900..9999.
+ * drizzle/0006_user_event_media.sql writes the same text for databases from before stored lists.
+ */
+export function storedItemJson(m: SQL): SQL {
+  return sql`('{"media_id":' || to_json(${m}.media_id)::text
+    || ',"taken_at":"' || to_char(${m}.taken_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    || '","media_type":"' || ${m}.media_type || '"'
+    || coalesce(',"thumbnail_url":' || to_json(${m}.thumbnail_url)::text, '')
+    || '}')`;
+}
+
+/**
+ * The media list of one history row as the API shows it (spec §2.6, contract §7): the items' JSON
+ * (`storedItemJson`) as an array, oldest capture first, the id breaking ties in code-point order
+ * (collate "C") whatever the database's collation, so two databases never answer in different orders.
+ * `items` is a relation with the columns item_json, taken_at and media_id.
  */
 export function mediaListJson(items: SQL): SQL {
   return sql`(
-    select coalesce('[' || string_agg(
-             '{"media_id":' || to_json(i.media_id)::text
-             || ',"taken_at":"' || to_char(i.taken_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-             || '","media_type":"' || i.media_type || '"'
-             || coalesce(',"thumbnail_url":' || to_json(i.thumbnail_url)::text, '')
-             || '}',
-             ',' order by i.taken_at, i.media_id collate "C") || ']', '[]')
+    select coalesce('[' || string_agg(i.item_json, ',' order by i.taken_at, i.media_id collate "C") || ']', '[]')
     from ${items} as i)`;
 }
 

@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
-import { mediaListJson } from "./eventDetails.ts";
+import { mediaListJson, storedItemJson } from "./eventDetails.ts";
 
 /** A media item that matched a licensed event: the only kind of item the service keeps (spec §3 rule 3). */
 export type KeptMedia = {
@@ -116,12 +116,14 @@ export function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
     rendered as (
       insert into user_event_media as r (user_id, event_id, media_json)
       select ${userId}::uuid, t.event_id, ${mediaListJson(sql`(
-        select media_id, taken_at, media_type, thumbnail_url from media
-        where user_id = ${userId}::uuid and event_id = t.event_id
-          and media_id not in (select media_id from previous)
+        select ${storedItemJson(sql`m`)} as item_json, m.taken_at, m.media_id from media m
+        where m.user_id = ${userId}::uuid and m.event_id = t.event_id
+          and m.media_id not in (select media_id from previous)
         union all
-        select media_id, taken_at::timestamptz, media_type, thumbnail_url from incoming
-        where event_id = t.event_id
+        select ${storedItemJson(sql`n`)}, n.taken_at, n.media_id from (
+          select media_id, taken_at::timestamptz as taken_at, media_type, thumbnail_url from incoming
+          where event_id = t.event_id
+        ) n
       )`)}
       from touched t
       on conflict (user_id, event_id) do update set media_json = excluded.media_json

@@ -105,6 +105,7 @@ export const userEvents = pgTable(
  * media at an event renders that event's list again in the same statement (src/store/ingest.ts), so the
  * list always agrees with `media` and with the row's `media_count`. A separate table, not a column of
  * `user_events`: the stats read every history row of a user and would otherwise carry the lists along.
+ * A list goes with its history row.
  */
 export const userEventMedia = pgTable(
   "user_event_media",
@@ -119,6 +120,6 @@ export const userEventMedia = pgTable(
       name: "user_event_media_history_row_fk",
       columns: [t.userId, t.eventId],
       foreignColumns: [userEvents.userId, userEvents.eventId],
-    }),
+    }).onDelete("cascade"),
   ],
 );
