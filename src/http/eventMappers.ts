@@ -112,16 +112,21 @@ export function finishedJson<T extends object>(body: T): Response {
 }
 
 /**
- * A 200 body whose `events` member is a list of expanded events (spec §2.3): the other members encoded
- * as `finishedJson` would, the events as `eventText` wrote them. The media type is what the framework's
- * own JSON responses carry.
+ * A 200 body with an `events` member of expanded events (spec §2.3) between the members `before` and
+ * `after`, in the order the route's schema lists them: those encoded as `finishedJson` would, the
+ * events as `eventText` wrote them. The media type is what the framework's own JSON responses carry.
  */
-export function finishedJsonWithEvents<T extends object>(
-  members: T & { events?: never },
+export function finishedJsonWithEvents<Before extends object, After extends object>(
+  before: Before,
   eventTexts: readonly string[],
+  after: After,
 ): Response {
-  const head = JSON.stringify(members);
-  const list = `"events":[${eventTexts.join(",")}]`;
-  const body = head === "{}" ? `{${list}}` : `${head.slice(0, -1)},${list}}`;
-  return new Response(body, { headers: { "content-type": "application/json;charset=utf-8" } });
+  const members = [
+    JSON.stringify(before).slice(1, -1),
+    `"events":[${eventTexts.join(",")}]`,
+    JSON.stringify(after).slice(1, -1),
+  ].filter((text) => text !== "");
+  return new Response(`{${members.join(",")}}`, {
+    headers: { "content-type": "application/json;charset=utf-8" },
+  });
 }

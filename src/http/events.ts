@@ -72,7 +72,7 @@ export async function readHistory(
   return { eventTexts, nextCursor, total: page.total };
 }
 
-/** Every member but `events`, which `finishedJsonWithEvents` writes. */
+/** The members after `events`, which `finishedJsonWithEvents` writes. */
 function toHistoryMembers(outcome: HistoryOutcome): Omit<HistoryResponse, "events"> {
   return {
     next_cursor: outcome.nextCursor,
@@ -92,7 +92,7 @@ export function eventsResource(deps: ResourceDeps) {
         cursor: query.cursor === undefined || query.cursor === "" ? null : query.cursor,
         includeMedia: query.include_media !== "false",
       });
-      return finishedJsonWithEvents(toHistoryMembers(outcome), outcome.eventTexts);
+      return finishedJsonWithEvents({}, outcome.eventTexts, toHistoryMembers(outcome));
     },
     {
       params: UserPath,

@@ -121,14 +121,13 @@ export async function ingestMediaBatch(
   return { accepted: accepted.length, rejected, matches, kept, eventTexts, lastSyncAt };
 }
 
-/** Every member but `events`, which `finishedJsonWithEvents` writes. */
-function toBatchMembers(outcome: BatchOutcome): Omit<MediaBatchResponse, "events"> {
+/** The members before `events`, which `finishedJsonWithEvents` writes; `last_sync_at` follows it. */
+function toBatchMembers(outcome: BatchOutcome): Omit<MediaBatchResponse, "events" | "last_sync_at"> {
   return {
     accepted: outcome.accepted,
     matched: outcome.kept.length,
     rejected: outcome.rejected.map((r) => ({ id: r.id, reason: r.reason })),
     matches: outcome.matches,
-    last_sync_at: outcome.lastSyncAt.toISOString(),
   };
 }
 
@@ -138,7 +137,9 @@ export function mediaResource(deps: ResourceDeps) {
     async ({ request, params, body }) => {
       const user = { partnerId: partnerOf(request).partnerId, userId: params.user_id };
       const outcome = await ingestMediaBatch(deps, user, body.media);
-      return finishedJsonWithEvents(toBatchMembers(outcome), outcome.eventTexts);
+      return finishedJsonWithEvents(toBatchMembers(outcome), outcome.eventTexts, {
+        last_sync_at: outcome.lastSyncAt.toISOString(),
+      });
     },
     {
       params: UserPath,
