@@ -35,6 +35,7 @@ describe("parseConfig", () => {
       write: null,
     });
     expect(config.demo).toBe(true);
+    expect(config.eventCacheMb).toBe(64);
   });
 
   test("a database URL turns the demo off unless asked for", () => {
@@ -77,7 +78,7 @@ describe("parseConfig", () => {
   test("every bad variable is named at once", () => {
     const error = (() => {
       try {
-        parseConfig({ PORT: "abc", SERVICE_ENVIRONMENT: "staging", SHARDS: "x" });
+        parseConfig({ PORT: "abc", SERVICE_ENVIRONMENT: "staging", SHARDS: "x", EVENT_CACHE_MB: "-1" });
       } catch (caught) {
         return caught;
       }
@@ -85,7 +86,8 @@ describe("parseConfig", () => {
     })();
     expect(error).toBeInstanceOf(ConfigError);
     const message = error instanceof Error ? error.message : "";
-    for (const name of ["PORT", "SERVICE_ENVIRONMENT", "SHARDS"]) expect(message).toContain(name);
+    for (const name of ["PORT", "SERVICE_ENVIRONMENT", "SHARDS", "EVENT_CACHE_MB"])
+      expect(message).toContain(name);
     expect(message).toContain("an integer from 0 to 65535");
   });
 });
