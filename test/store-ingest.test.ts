@@ -217,6 +217,25 @@ function batchWriteTests(storeOf: () => Store): void {
     expect(lists[100]?.[0]?.taken_at).toBe("1999-12-31T23:59:59.999Z");
   });
 
+  test("racing batches of one user at one event leave its list with every item", async () => {
+    const store = storeOf();
+    const userId = await newUser(store, "racer@example.com");
+    const ids = Array.from({ length: 8 }, (_, i) => `race-${i}`);
+    await Promise.all(
+      ids.map((id, i) =>
+        writeBatch(store, {
+          userId,
+          partnerId: "acme",
+          acceptedIds: [id],
+          kept: [{ ...kept(id, 100), takenAt: `2025-03-09T07:4${i}:00Z` }],
+        }),
+      ),
+    );
+    const lists = await listsOf(store, userId);
+    expect(lists).toEqual(await expectedListsOf(store, userId));
+    expect(lists[100]?.map((item) => item.media_id)).toEqual(ids);
+  });
+
   test("the upgrade to stored lists writes the text batches write", async () => {
     const store = storeOf();
     const userId = await newUser(store, "upgraded@example.com");
