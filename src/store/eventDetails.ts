@@ -56,9 +56,9 @@ const performersJson = sql`
 
 /**
  * The catalog facts of one event as a scalar subquery on `eventId` (null when no such event): the
- * event, its venue and its billing. Built by PostgreSQL so a whole page is one statement and one round
- * trip, whatever its size. Catalog rows are read by primary key through `offset 0` subqueries, which the
- * planner never turns into joins over whole tables.
+ * event, its venue and its billing, as JSON, so the events a server does not hold cached come in one
+ * statement and one round trip however many they are. Catalog rows are read by primary key through
+ * `offset 0` subqueries, which the planner never turns into joins over whole tables.
  */
 function eventFactsJson(eventId: SQL): SQL {
   return sql`

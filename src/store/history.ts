@@ -48,10 +48,10 @@ type PageRow = AttendedRow & {
  * One page in one statement: the keyset read, each event's media count and, when asked, its stored
  * media list (`user_event_media`), whether more follow, on the first page the total, and the catalog
  * version, all from one snapshot. The events' catalog facts are the caller's to add (the server keeps
- * them cached by catalog version). `page` reads one row past the
- * limit to know whether more follow; only the rows shown are expanded. NULLS LAST as in the index:
- * plain DESC means NULLS FIRST, which the index order does not serve, and the planner would sort every
- * row of the user instead of reading the page off the index.
+ * them cached by catalog version). `page` reads one row past the limit to know whether more follow;
+ * only the rows shown are expanded. NULLS LAST as in the index: plain DESC means NULLS FIRST, which the
+ * index order does not serve, and the planner would sort every row of the user instead of reading the
+ * page off the index.
  *
  * The statement is the user lookup too: its rows hang off the partner's user row by a left join, so a
  * user the partner does not have yields no row at all, and one with nothing to show yields a single row

@@ -55,7 +55,8 @@ export type BatchWrite = {
  * items this batch changed: where an upserted row now is, where a rewritten or removed row was. A part
  * of a statement cannot see the statement's own writes, so the list is built from what the snapshot
  * holds there minus the rows the batch replaces (`previous`), plus the batch's items there; the row
- * lock makes that the state the commit leaves. Re-sent unchanged items touch no list.
+ * lock makes that the state the commit leaves. Re-sent unchanged items touch no list. (Exported for
+ * test/store-plans.test.ts, which reads its plan.)
  */
 export function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
   const column = <T>(pick: (item: KeptMedia) => T) => sql.param(kept.map(pick));
@@ -114,7 +115,7 @@ export function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
       where media_id in (select media_id from upserted) or media_id not in (select media_id from incoming)
     ),
     rendered as (
-      insert into user_event_media as r (user_id, event_id, media_json)
+      insert into user_event_media (user_id, event_id, media_json)
       select ${userId}::uuid, t.event_id, ${mediaListJson(sql`(
         select ${storedItemJson(sql`m`)} as item_json, m.taken_at, m.media_id from media m
         where m.user_id = ${userId}::uuid and m.event_id = t.event_id
