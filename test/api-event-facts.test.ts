@@ -61,6 +61,17 @@ describe("catalog facts after an import", () => {
     };
     expect(namesOf((await page()).body)).toEqual([renamed]);
     expect(namesOf((await file.send(userId, [photo("b", DURING_100)])).body)).toEqual([renamed]);
+
+    // A batch right after an import, the cache still holding the event at the version before it.
+    succeeded(
+      await importCatalog(
+        server.store,
+        memoryLines([event(100, 1, "2025-07-04T20:00:00", { name: "Summer Show (final)" })], 1),
+      ),
+    );
+    const final = { name: "Summer Show (final)", venue: "Garden Arena", performers: [] };
+    expect(namesOf((await file.send(userId, [photo("c", DURING_100)])).body)).toEqual([final]);
+    expect(namesOf((await page()).body)).toEqual([final]);
   });
 });
 
@@ -117,6 +128,18 @@ describe("EventFactsCache", () => {
     expect(read).toEqual([[7], [7]]);
     await cache.eventTexts(store, "5", attended(7));
     expect(read).toHaveLength(2);
+  });
+
+  test("facts read along with an answer are used and kept; uncached names what the cache lacks", async () => {
+    const { store, read } = factsStore();
+    const cache = new EventFactsCache(2 ** 20);
+    expect(cache.uncached([7, 8])).toEqual([7, 8]);
+    const along = new Map([[7, factsOf(7, "along")]]);
+    expect(names(await cache.eventTexts(store, "1", attended(7), along))).toEqual(["Event 7 valong"]);
+    expect(read).toEqual([]);
+    expect(cache.uncached([7, 8])).toEqual([8]);
+    expect(names(await cache.eventTexts(store, "1", attended(7)))).toEqual(["Event 7 valong"]);
+    expect(new EventFactsCache(0).uncached([7])).toEqual([7]);
   });
 
   test("with no room, every answer reads its facts; events the catalog lacks are left out", async () => {

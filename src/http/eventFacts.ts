@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
 import type { Store } from "../store/db.ts";
-import { type AttendedEvent, readEventFacts } from "../store/eventDetails.ts";
+import { type AttendedEvent, type EventFacts, readEventFacts } from "../store/eventDetails.ts";
 import { eventFactsText, eventText } from "./eventMappers.ts";
 
 /**
@@ -38,19 +38,37 @@ export class EventFactsCache {
   }
 
   /**
+   * Of `eventIds`, those without facts cached at the latest catalog version this server has seen: what
+   * a batch reads along with its writes (`attendedEventsQuery`).
+   */
+  uncached(eventIds: readonly number[]): number[] {
+    return eventIds.filter((id) => this.#texts?.has(id) !== true);
+  }
+
+  /**
    * The JSON text of each attended event, in their order, with the facts at `catalogVersion` (or a
-   * newer one, when an import commits in between). Events the catalog does not hold are left out.
+   * newer one, when an import commits in between). `readAlong` holds facts read in the same snapshot
+   * as `attended`; the rest come from the cache when it holds that version, else from one read. Events
+   * the catalog does not hold are left out.
    */
   async eventTexts(
     store: Store,
     catalogVersion: string,
     attended: readonly AttendedEvent[],
+    readAlong: ReadonlyMap<number, EventFacts> = new Map(),
   ): Promise<string[]> {
-    const texts = this.#texts !== null && this.#holds(BigInt(catalogVersion)) ? this.#texts : null;
+    const usable = this.#texts !== null && this.#holds(BigInt(catalogVersion));
     const facts = new Map<number, string>();
     const missing: number[] = [];
     for (const { eventId } of attended) {
-      const text = texts?.get(eventId);
+      const fact = readAlong.get(eventId);
+      if (fact !== undefined) {
+        const text = eventFactsText(fact);
+        facts.set(eventId, text);
+        if (usable) this.#texts?.set(eventId, text);
+        continue;
+      }
+      const text = usable ? this.#texts?.get(eventId) : undefined;
       if (text === undefined) missing.push(eventId);
       else facts.set(eventId, text);
     }
