@@ -130,16 +130,22 @@ describe("EventFactsCache", () => {
     expect(read).toHaveLength(2);
   });
 
-  test("facts read along with an answer are used and kept; uncached names what the cache lacks", async () => {
+  test("facts read ahead are used and kept; only what the cache lacks is read ahead", async () => {
     const { store, read } = factsStore();
     const cache = new EventFactsCache(2 ** 20);
-    expect(cache.uncached([7, 8])).toEqual([7, 8]);
-    const along = new Map([[7, factsOf(7, "along")]]);
-    expect(names(await cache.eventTexts(store, "1", attended(7), along))).toEqual(["Event 7 valong"]);
-    expect(read).toEqual([]);
-    expect(cache.uncached([7, 8])).toEqual([8]);
-    expect(names(await cache.eventTexts(store, "1", attended(7)))).toEqual(["Event 7 valong"]);
-    expect(new EventFactsCache(0).uncached([7])).toEqual([7]);
+    const ahead = await cache.readUncached(store, [7, 8]);
+    expect(read).toEqual([[7, 8]]);
+    expect(ahead?.catalogVersion).toBe("1");
+    expect(names(await cache.eventTexts(store, "1", attended(7, 8), ahead?.facts))).toEqual([
+      "Event 7 v1",
+      "Event 8 v1",
+    ]);
+    expect(read).toHaveLength(1);
+    expect(await cache.readUncached(store, [7, 8])).toBeNull();
+    await cache.readUncached(store, [8, 9]);
+    expect(read.at(-1)).toEqual([9]);
+    await new EventFactsCache(0).readUncached(store, [7]);
+    expect(read.at(-1)).toEqual([7]);
   });
 
   test("with no room, every answer reads its facts; events the catalog lacks are left out", async () => {

@@ -38,18 +38,26 @@ export class EventFactsCache {
   }
 
   /**
-   * Of `eventIds`, those without facts cached at the latest catalog version this server has seen: what
-   * a batch reads along with its writes (`attendedEventsQuery`).
+   * The facts of those of `eventIds` not cached at the latest catalog version this server has seen,
+   * read now, with the version they were read at; null when every one is cached. A batch reads them
+   * before its transaction, so a failed read stores nothing and the transaction holds the user's row
+   * lock no longer than its writes need.
    */
-  uncached(eventIds: readonly number[]): number[] {
-    return eventIds.filter((id) => this.#texts?.has(id) !== true);
+  async readUncached(
+    store: Store,
+    eventIds: readonly number[],
+  ): Promise<{ catalogVersion: string; facts: Map<number, EventFacts> } | null> {
+    const uncached = eventIds.filter((id) => this.#texts?.has(id) !== true);
+    if (uncached.length === 0) return null;
+    const read = await readEventFacts(store, uncached);
+    return { catalogVersion: read.catalogVersion, facts: new Map(read.facts.map((fact) => [fact.id, fact])) };
   }
 
   /**
    * The JSON text of each attended event, in their order, with the facts at `catalogVersion` (or a
-   * newer one, when an import commits in between). `readAlong` holds facts read in the same snapshot
-   * as `attended`; the rest come from the cache when it holds that version, else from one read. Events
-   * the catalog does not hold are left out.
+   * newer one, when an import commits in between). `readAlong` holds facts read at that same version;
+   * the rest come from the cache when it holds that version, else from one read. Events the catalog
+   * does not hold are left out.
    */
   async eventTexts(
     store: Store,

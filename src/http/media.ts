@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { Candidate, Matcher } from "../shards/matcher.ts";
 import type { Store } from "../store/db.ts";
-import { attendedEventsQuery, attendedOf, type BatchEventRow } from "../store/eventDetails.ts";
+import { type AttendedRow, attendedEventsQuery, attendedOf } from "../store/eventDetails.ts";
 import { type KeptMedia, writeBatch } from "../store/ingest.ts";
 import type { ResourceDeps } from "./app.ts";
 import { errorResponses } from "./errors.ts";
@@ -106,23 +106,26 @@ export async function ingestMediaBatch(
     if (candidate?.licensed) kept.push(keptOf(item, candidate));
   });
   const eventIds = [...new Set(kept.map((m) => m.eventId))];
-  const written = await writeBatch<BatchEventRow>(
+  // The facts the cache lacks are read before anything is written (see `readUncached`).
+  const prefetched = await eventFacts.readUncached(store, eventIds);
+  const written = await writeBatch<AttendedRow>(
     store,
     { ...user, acceptedIds: accepted.map((a) => a.id), kept },
-    eventIds.length === 0
-      ? undefined
-      : attendedEventsQuery(user.userId, eventIds, eventFacts.uncached(eventIds)),
+    eventIds.length === 0 ? undefined : attendedEventsQuery(user.userId, eventIds),
   );
   // The write is the user lookup too (contract §2 step 8 still comes after the body passed).
   if (written === null) throw userNotFound();
   const { lastSyncAt, rows } = written;
-  // Facts the cache held come from it, unless an import committed since it was filled: then they are
-  // read after the commit, the one case where a committed batch can still fail (a 500, safe to re-send).
-  const readAlong = new Map(rows.flatMap((row) => (row.event === null ? [] : [[row.event.id, row.event]])));
+  const version = rows[0]?.catalog_version;
+  // An import that committed between the read and the write makes the facts read out of date: they are
+  // read again after the commit, the one case where a committed batch can still fail (a 500, safe to
+  // re-send).
+  const readAlong =
+    prefetched !== null && prefetched.catalogVersion === version ? prefetched.facts : undefined;
   const eventTexts =
-    rows[0] === undefined
+    version === undefined
       ? []
-      : await eventFacts.eventTexts(store, rows[0].catalog_version, attendedOf(rows, true), readAlong);
+      : await eventFacts.eventTexts(store, version, attendedOf(rows, true), readAlong);
   return { accepted: accepted.length, rejected, matches, kept, eventTexts, lastSyncAt };
 }
 

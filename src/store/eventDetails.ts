@@ -134,26 +134,15 @@ export type AttendedRow = {
   catalog_version: string;
 };
 
-/** A row of `attendedEventsQuery`: an attended event, and its facts when they were asked for. */
-export type BatchEventRow = AttendedRow & { event: EventFacts | null };
-
 /**
  * What the user kept at each of `eventIds`, in their order, with the catalog version: the batch
- * response's events, read in the batch's transaction after its writes. The facts of `factsOf` (the
- * events the server does not hold cached) come along in the same snapshot, so a batch needs no read
- * after its commit. Rows go through `attendedOf`.
+ * response's events, read in the batch's transaction after its writes. Rows go through `attendedOf`.
  */
-export function attendedEventsQuery(
-  userId: string,
-  eventIds: readonly number[],
-  factsOf: readonly number[],
-): SQL {
-  const wanted = sql.param([...factsOf]);
+export function attendedEventsQuery(userId: string, eventIds: readonly number[]): SQL {
   return sql`
     select r.id as event_id,
            (select media_count from user_events where user_id = ${userId}::uuid and event_id = r.id),
-           ${storedMediaList(userId, sql`r.id`)} as media_json, ${catalogVersion} as catalog_version,
-           case when r.id = any(${wanted}::int[]) then ${eventFactsJson(sql`r.id`)} end as event
+           ${storedMediaList(userId, sql`r.id`)} as media_json, ${catalogVersion} as catalog_version
     from unnest(${sql.param([...eventIds])}::int[]) with ordinality as r(id, ord)
     order by r.ord`;
 }
