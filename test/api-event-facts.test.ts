@@ -1,5 +1,5 @@
 /**
- * The catalog facts of history pages and batch responses come from the server's cache by catalog
+ * The catalog facts of history pages, batch responses and stats come from the server's cache by catalog
  * version (src/http/eventFacts.ts): an import shows on the very next answer, and the cache never serves
  * facts of another version than the one an answer was read at.
  */
@@ -23,8 +23,23 @@ const namesOf = (body: { events: EventBody[] }) =>
     performers: e.performers.map((p) => p.name),
   }));
 
+type StatsBody = {
+  first_event: { name: string };
+  top_venues: { name: string; city: string | null }[];
+  top_performers: { name: string }[];
+};
+
+/** What stats show of the catalog, in namesOf's shape (performers by id, as the top list ties). */
+const statsNamesOf = (body: StatsBody) => [
+  {
+    name: body.first_event.name,
+    venue: body.top_venues.map((v) => v.name).join(),
+    performers: body.top_performers.map((p) => p.name),
+  },
+];
+
 describe("catalog facts after an import", () => {
-  test("the next history page and batch response show the import, without waiting for the poll", async () => {
+  test("the next history page, batch response and stats show the import, without waiting for the poll", async () => {
     const { server, key } = file;
     const userId = await file.newUser();
     const first = await file.send(userId, [photo("a", DURING_100)]);
@@ -32,7 +47,12 @@ describe("catalog facts after an import", () => {
       { name: "Summer Show", venue: "Garden", performers: ["Star", "Opener", "Guest"] },
     ]);
     const page = () => server.call("GET", `/v1/users/${userId}/events`, { key });
+    const stats = async () =>
+      statsNamesOf((await server.call("GET", `/v1/users/${userId}/stats`, { key })).body);
     expect(namesOf((await page()).body)).toEqual(namesOf(first.body));
+    expect(await stats()).toEqual([
+      { name: "Summer Show", venue: "Garden", performers: ["Opener", "Star", "Guest"] },
+    ]);
 
     // The venue, a performer and the event itself change; the venue stays where it was.
     succeeded(
@@ -60,6 +80,7 @@ describe("catalog facts after an import", () => {
       performers: ["Superstar", "Opener"],
     };
     expect(namesOf((await page()).body)).toEqual([renamed]);
+    expect(await stats()).toEqual([{ ...renamed, performers: ["Opener", "Superstar"] }]);
     expect(namesOf((await file.send(userId, [photo("b", DURING_100)])).body)).toEqual([renamed]);
 
     // A batch right after an import, the cache still holding the event at the version before it.
@@ -72,6 +93,7 @@ describe("catalog facts after an import", () => {
     const final = { name: "Summer Show (final)", venue: "Garden Arena", performers: [] };
     expect(namesOf((await file.send(userId, [photo("c", DURING_100)])).body)).toEqual([final]);
     expect(namesOf((await page()).body)).toEqual([final]);
+    expect(await stats()).toEqual([final]);
   });
 });
 

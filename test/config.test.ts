@@ -35,7 +35,7 @@ describe("parseConfig", () => {
       write: null,
     });
     expect(config.demo).toBe(true);
-    expect(config.eventCacheMb).toBe(64);
+    expect(config.eventCacheMb).toBe(128);
   });
 
   test("a database URL turns the demo off unless asked for", () => {

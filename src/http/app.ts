@@ -19,6 +19,7 @@ import { statsResource } from "./stats.ts";
 import { syncResource } from "./sync.ts";
 import { usersResource, userValidation } from "./users.ts";
 import { invalidRequest, issuesOf, type ValidationTranslator } from "./validation.ts";
+import { VenuePerformerCache } from "./venuePerformerCache.ts";
 
 export type Log = (event: string, fields?: Record<string, unknown>) => void;
 
@@ -34,7 +35,10 @@ export type AppDeps = {
 };
 
 /** What the resources are built with: the app's dependencies and what the app keeps for them. */
-export type ResourceDeps = AppDeps & { eventFacts: EventFactsCache };
+export type ResourceDeps = AppDeps & {
+  eventFacts: EventFactsCache;
+  venuesAndPerformers: VenuePerformerCache;
+};
 
 /** Schema failures of a route, keyed `METHOD /v1/path`, when the route's codes are not invalid_request. */
 const validationTranslators: Record<string, ValidationTranslator> = { ...userValidation, ...mediaValidation };
@@ -69,7 +73,9 @@ export function createApp(deps: AppDeps) {
   registerFormats();
   const resources: ResourceDeps = {
     ...deps,
-    eventFacts: new EventFactsCache(deps.config.eventCacheMb * 2 ** 20),
+    // EVENT_CACHE_MB bounds both: half for whole events, half for the venues and performers of stats.
+    eventFacts: new EventFactsCache(deps.config.eventCacheMb * 2 ** 19),
+    venuesAndPerformers: new VenuePerformerCache(deps.config.eventCacheMb * 2 ** 19),
   };
   const gate = createGate({
     routes: compileRoutes(routePolicies),
@@ -100,7 +106,7 @@ export function createApp(deps: AppDeps) {
     .use(operationalResource(deps))
     .use(usersResource(deps))
     .use(syncResource(deps))
-    .use(statsResource(deps))
+    .use(statsResource(resources))
     .use(hidingResource(deps))
     .use(mediaResource(resources))
     .use(eventsResource(resources));

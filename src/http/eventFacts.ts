@@ -1,7 +1,7 @@
-import { LRUCache } from "lru-cache";
 import type { Store } from "../store/db.ts";
 import { type AttendedEvent, type EventFacts, readEventFacts } from "../store/eventDetails.ts";
 import { eventFactsText, eventText } from "./eventMappers.ts";
+import { VersionedCache } from "./versionedCache.ts";
 
 /**
  * What an entry costs besides its text: the map node, the key and the string header. Rough, as the
@@ -11,30 +11,18 @@ const ENTRY_OVERHEAD_BYTES = 96;
 
 /**
  * The catalog facts of events as the API writes them (an event of spec §2.3 before the user's
- * `media_count` and `media`), cached in memory by event id for one catalog version at a time.
+ * `media_count` and `media`), cached by event id for one catalog version at a time (see
+ * `VersionedCache`, whose rules make an import show on the very next answer).
  *
- * Every user who went to an event shows the same facts, and they change only when an import commits,
- * which bumps catalog_state.version in the same transaction. Building them in the database was, after
- * the media lists, most of a history page's database time (measured at 10M kept items: without it
- * PostgreSQL spent a third of the CPU per page). A page or batch response reads the version in the same
- * snapshot as its rows; facts are served from the cache only for that version, so a page never shows
- * facts older than the catalog it was read from. A newer version empties the cache; an answer read at
- * an older version (a request that overlapped an import) reads its facts again and caches nothing.
- *
- * The bound is in bytes (`EVENT_CACHE_MB`); 0 turns the cache off and every event is read.
+ * Every user who went to an event shows the same facts. Building them in the database was, after the
+ * media lists, most of a history page's database time (measured at 10M kept items: without it
+ * PostgreSQL spent a third of the CPU per page).
  */
 export class EventFactsCache {
-  readonly #texts: LRUCache<number, string> | null;
-  #version = -1n;
+  readonly #texts: VersionedCache<string>;
 
   constructor(maxBytes: number) {
-    this.#texts =
-      maxBytes > 0
-        ? new LRUCache<number, string>({
-            maxSize: maxBytes,
-            sizeCalculation: (text) => text.length + ENTRY_OVERHEAD_BYTES,
-          })
-        : null;
+    this.#texts = new VersionedCache<string>(maxBytes, (text) => text.length + ENTRY_OVERHEAD_BYTES);
   }
 
   /**
@@ -47,7 +35,7 @@ export class EventFactsCache {
     store: Store,
     eventIds: readonly number[],
   ): Promise<{ catalogVersion: string; facts: Map<number, EventFacts> } | null> {
-    const uncached = eventIds.filter((id) => this.#texts?.has(id) !== true);
+    const uncached = eventIds.filter((id) => !this.#texts.has(id));
     if (uncached.length === 0) return null;
     const read = await readEventFacts(store, uncached);
     return { catalogVersion: read.catalogVersion, facts: new Map(read.facts.map((fact) => [fact.id, fact])) };
@@ -65,7 +53,7 @@ export class EventFactsCache {
     attended: readonly AttendedEvent[],
     readAlong: ReadonlyMap<number, EventFacts> = new Map(),
   ): Promise<string[]> {
-    const usable = this.#texts !== null && this.#holds(BigInt(catalogVersion));
+    const usable = this.#texts.holds(catalogVersion);
     const facts = new Map<number, string>();
     const missing: number[] = [];
     for (const { eventId } of attended) {
@@ -73,34 +61,25 @@ export class EventFactsCache {
       if (fact !== undefined) {
         const text = eventFactsText(fact);
         facts.set(eventId, text);
-        if (usable) this.#texts?.set(eventId, text);
+        if (usable) this.#texts.set(eventId, text);
         continue;
       }
-      const text = usable ? this.#texts?.get(eventId) : undefined;
+      const text = usable ? this.#texts.get(eventId) : undefined;
       if (text === undefined) missing.push(eventId);
       else facts.set(eventId, text);
     }
     if (missing.length > 0) {
       const read = await readEventFacts(store, missing);
-      const storable = this.#texts !== null && this.#holds(BigInt(read.catalogVersion));
+      const storable = this.#texts.holds(read.catalogVersion);
       for (const fact of read.facts) {
         const text = eventFactsText(fact);
         facts.set(fact.id, text);
-        if (storable) this.#texts?.set(fact.id, text);
+        if (storable) this.#texts.set(fact.id, text);
       }
     }
     return attended.flatMap((event) => {
       const text = facts.get(event.eventId);
       return text === undefined ? [] : [eventText(text, event)];
     });
-  }
-
-  /** Whether entries may be read and written for `version`; a newer version replaces the cache. */
-  #holds(version: bigint): boolean {
-    if (version > this.#version) {
-      this.#texts?.clear();
-      this.#version = version;
-    }
-    return version === this.#version;
   }
 }

@@ -1,8 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
-import type { UserStats } from "../store/stats.ts";
-import { userStats } from "../store/stats.ts";
-import type { AppDeps } from "./app.ts";
+import type { Store } from "../store/db.ts";
+import { userStatsRows } from "../store/stats.ts";
+import { tallyStats, type UserStats } from "../store/statsTallies.ts";
+import type { ResourceDeps } from "./app.ts";
 import { errorResponses } from "./errors.ts";
 import { finishedJson } from "./eventMappers.ts";
 import { integerText } from "./formats.ts";
@@ -10,6 +11,7 @@ import { partnerOf } from "./gate.ts";
 import { userNotFound } from "./requireUser.ts";
 import { UserPath } from "./userPaths.ts";
 import { openObject } from "./validation.ts";
+import type { VenuePerformerCache } from "./venuePerformerCache.ts";
 
 const DEFAULT_TOP = 5;
 
@@ -107,13 +109,34 @@ function statsOf(stats: UserStats): Stats {
   };
 }
 
-export function statsResource({ store }: AppDeps) {
+/**
+ * The user's statistics, or null when the partner has no such user: the visible events from one
+ * statement, their venues and performers from the cache at the version that statement read (see
+ * `VenuePerformerCache`), the figures counted here.
+ */
+export async function readStats(
+  { store, venuesAndPerformers }: { store: Store; venuesAndPerformers: VenuePerformerCache },
+  owner: { partnerId: string; userId: string },
+  top: number,
+): Promise<UserStats | null> {
+  const rows = await userStatsRows(store, owner);
+  if (rows === null) return null;
+  const catalog = await venuesAndPerformers.lookUp(
+    store,
+    rows.catalogVersion,
+    new Set(rows.visible.map((event) => event.venueId)),
+    new Set(rows.visible.flatMap((event) => event.performerIds)),
+  );
+  return tallyStats(rows, catalog, top);
+}
+
+export function statsResource(deps: ResourceDeps) {
   return new Elysia({ name: "stats" }).get(
     "/users/:user_id/stats",
     async ({ request, params, query }) => {
       const { partnerId } = partnerOf(request);
       const top = query.top === undefined ? DEFAULT_TOP : Number(query.top);
-      const stats = await userStats(store, { partnerId, userId: params.user_id }, top);
+      const stats = await readStats(deps, { partnerId, userId: params.user_id }, top);
       // The statement is the user lookup too (contract §2 step 8 still comes after the query passed).
       if (stats === null) throw userNotFound();
       return finishedJson(statsOf(stats));
