@@ -56,7 +56,10 @@ async function backendPids(store: Store): Promise<number[]> {
 /** One measured run: what to send, at how many connections, against which server. */
 export type Measurement = {
   connections: number;
-  /** Builds a fresh workload, so the warm-up and the measured run both start at the first request. */
+  /**
+   * The workload of the warm-up, then of the measured run: a fresh one each time starts both at the
+   * first request; the read scenarios hand back one that goes on where the warm-up stopped.
+   */
   workload: () => Workload;
   /** Runs between the warm-up and the measured run, e.g. to forget what the warm-up stored. */
   reset?: () => Promise<void>;
