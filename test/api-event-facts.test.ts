@@ -4,7 +4,7 @@
  * facts of another version than the one an answer was read at.
  */
 import { describe, expect, test } from "bun:test";
-import { EventFactsCache } from "../src/http/eventFacts.ts";
+import { EventFactsCache, type FactsReader } from "../src/http/eventFacts.ts";
 import { importCatalog } from "../src/store/catalog/import.ts";
 import { memoryLines } from "../src/store/catalog/lines.ts";
 import type { Store } from "../src/store/db.ts";
@@ -97,23 +97,26 @@ describe("catalog facts after an import", () => {
   });
 });
 
-/** A store whose only statement is the facts read, answering for `version` and counting the ids read. */
-function factsStore(): { store: Store; version: { current: string }; read: number[][] } {
+/**
+ * A facts reader answering for `version` and counting the ids read, with a store nothing else reads
+ * (`missing` answers no event at all).
+ */
+function factsReader(missing = false): {
+  store: Store;
+  readFacts: FactsReader;
+  version: { current: string };
+  read: number[][];
+} {
   const version = { current: "1" };
   const read: number[][] = [];
-  const store = {
-    read: async (query: { queryChunks: unknown[] }) => {
-      // The ids are the one bound array of numbers (the statement's text comes in arrays of strings).
-      const ids = query.queryChunks.flatMap((chunk) =>
-        typeof chunk === "object" && chunk !== null && "value" in chunk && Array.isArray(chunk.value)
-          ? chunk.value.filter((value): value is number => typeof value === "number")
-          : [],
-      );
-      read.push(ids);
-      return ids.map((id) => ({ catalog_version: version.current, event: factsOf(id, version.current) }));
-    },
-  } as unknown as Store;
-  return { store, version, read };
+  const readFacts: FactsReader = async (_store, ids) => {
+    read.push([...ids]);
+    return {
+      catalogVersion: version.current,
+      facts: missing ? [] : ids.map((id) => factsOf(id, version.current)),
+    };
+  };
+  return { store: {} as Store, readFacts, version, read };
 }
 
 const factsOf = (id: number, version: string): EventFacts => ({
@@ -131,8 +134,8 @@ const names = (texts: string[]) => texts.map((text) => (JSON.parse(text) as { na
 
 describe("EventFactsCache", () => {
   test("reads each event once per catalog version, and a newer version replaces what it holds", async () => {
-    const { store, version, read } = factsStore();
-    const cache = new EventFactsCache(2 ** 20);
+    const { store, readFacts, version, read } = factsReader();
+    const cache = new EventFactsCache(2 ** 20, readFacts);
     expect(names(await cache.eventTexts(store, "1", attended(7, 8)))).toEqual(["Event 7 v1", "Event 8 v1"]);
     expect(names(await cache.eventTexts(store, "1", attended(8, 9)))).toEqual(["Event 8 v1", "Event 9 v1"]);
     expect(read).toEqual([[7, 8], [9]]);
@@ -142,8 +145,8 @@ describe("EventFactsCache", () => {
   });
 
   test("an answer read at an older version reads its facts and leaves the cache as it was", async () => {
-    const { store, version, read } = factsStore();
-    const cache = new EventFactsCache(2 ** 20);
+    const { store, readFacts, version, read } = factsReader();
+    const cache = new EventFactsCache(2 ** 20, readFacts);
     version.current = "5";
     await cache.eventTexts(store, "5", attended(7));
     expect(names(await cache.eventTexts(store, "4", attended(7)))).toEqual(["Event 7 v5"]);
@@ -153,8 +156,8 @@ describe("EventFactsCache", () => {
   });
 
   test("facts read ahead are used and kept; only what the cache lacks is read ahead", async () => {
-    const { store, read } = factsStore();
-    const cache = new EventFactsCache(2 ** 20);
+    const { store, readFacts, read } = factsReader();
+    const cache = new EventFactsCache(2 ** 20, readFacts);
     const ahead = await cache.readUncached(store, [7, 8]);
     expect(read).toEqual([[7, 8]]);
     expect(ahead?.catalogVersion).toBe("1");
@@ -166,17 +169,19 @@ describe("EventFactsCache", () => {
     expect(await cache.readUncached(store, [7, 8])).toBeNull();
     await cache.readUncached(store, [8, 9]);
     expect(read.at(-1)).toEqual([9]);
-    await new EventFactsCache(0).readUncached(store, [7]);
+    await new EventFactsCache(0, readFacts).readUncached(store, [7]);
     expect(read.at(-1)).toEqual([7]);
   });
 
   test("with no room, every answer reads its facts; events the catalog lacks are left out", async () => {
-    const { store, read } = factsStore();
-    const cache = new EventFactsCache(0);
+    const { store, readFacts, read } = factsReader();
+    const cache = new EventFactsCache(0, readFacts);
     await cache.eventTexts(store, "1", attended(7));
     await cache.eventTexts(store, "1", attended(7));
     expect(read).toEqual([[7], [7]]);
-    const missing = { read: async () => [] } as unknown as Store;
-    expect(await new EventFactsCache(2 ** 20).eventTexts(missing, "1", attended(7))).toEqual([]);
+    const none = factsReader(true);
+    expect(
+      await new EventFactsCache(2 ** 20, none.readFacts).eventTexts(none.store, "1", attended(7)),
+    ).toEqual([]);
   });
 });

@@ -71,11 +71,15 @@ function pathOf(request: Request): string {
 
 export function createApp(deps: AppDeps) {
   registerFormats();
+  // EVENT_CACHE_MB bounds both: half for whole events, half for the venues and performers they and
+  // the stats are built from.
+  const venuesAndPerformers = new VenuePerformerCache(deps.config.eventCacheMb * 2 ** 19);
   const resources: ResourceDeps = {
     ...deps,
-    // EVENT_CACHE_MB bounds both: half for whole events, half for the venues and performers of stats.
-    eventFacts: new EventFactsCache(deps.config.eventCacheMb * 2 ** 19),
-    venuesAndPerformers: new VenuePerformerCache(deps.config.eventCacheMb * 2 ** 19),
+    eventFacts: new EventFactsCache(deps.config.eventCacheMb * 2 ** 19, (store, ids) =>
+      venuesAndPerformers.eventFacts(store, ids),
+    ),
+    venuesAndPerformers,
   };
   const gate = createGate({
     routes: compileRoutes(routePolicies),

@@ -1,5 +1,5 @@
 import type { Store } from "../store/db.ts";
-import { type AttendedEvent, type EventFacts, readEventFacts } from "../store/eventDetails.ts";
+import type { AttendedEvent, EventFacts } from "../store/eventDetails.ts";
 import { eventFactsText, eventText } from "./eventMappers.ts";
 import { VersionedCache } from "./versionedCache.ts";
 
@@ -8,6 +8,12 @@ import { VersionedCache } from "./versionedCache.ts";
  * text's own size is (the runtime keeps Latin-1 text in a byte per character, anything else in two).
  */
 const ENTRY_OVERHEAD_BYTES = 96;
+
+/** The facts of those of `eventIds` the catalog holds, with the catalog version they were read at. */
+export type FactsReader = (
+  store: Store,
+  eventIds: readonly number[],
+) => Promise<{ catalogVersion: string; facts: EventFacts[] }>;
 
 /**
  * The catalog facts of events as the API writes them (an event of spec §2.3 before the user's
@@ -20,9 +26,12 @@ const ENTRY_OVERHEAD_BYTES = 96;
  */
 export class EventFactsCache {
   readonly #texts: VersionedCache<string>;
+  readonly #readFacts: FactsReader;
 
-  constructor(maxBytes: number) {
+  /** `readFacts` reads what the cache lacks (`VenuePerformerCache.eventFacts`). */
+  constructor(maxBytes: number, readFacts: FactsReader) {
     this.#texts = new VersionedCache<string>(maxBytes, (text) => text.length + ENTRY_OVERHEAD_BYTES);
+    this.#readFacts = readFacts;
   }
 
   /**
@@ -37,7 +46,7 @@ export class EventFactsCache {
   ): Promise<{ catalogVersion: string; facts: Map<number, EventFacts> } | null> {
     const uncached = eventIds.filter((id) => !this.#texts.has(id));
     if (uncached.length === 0) return null;
-    const read = await readEventFacts(store, uncached);
+    const read = await this.#readFacts(store, uncached);
     return { catalogVersion: read.catalogVersion, facts: new Map(read.facts.map((fact) => [fact.id, fact])) };
   }
 
@@ -69,7 +78,7 @@ export class EventFactsCache {
       else facts.set(eventId, text);
     }
     if (missing.length > 0) {
-      const read = await readEventFacts(store, missing);
+      const read = await this.#readFacts(store, missing);
       const storable = this.#texts.holds(read.catalogVersion);
       for (const fact of read.facts) {
         const text = eventFactsText(fact);

@@ -1,5 +1,11 @@
 import type { Store } from "../store/db.ts";
-import { type PerformerFacts, readVenuesAndPerformers, type VenueFacts } from "../store/stats.ts";
+import {
+  type EventFacts,
+  type PerformerFacts,
+  readEventCores,
+  readVenuesAndPerformers,
+  type VenueDetail,
+} from "../store/eventDetails.ts";
 import { VersionedCache } from "./versionedCache.ts";
 
 /**
@@ -8,7 +14,7 @@ import { VersionedCache } from "./versionedCache.ts";
  */
 const ENTRY_OVERHEAD_BYTES = 160;
 
-const sizeOf = (facts: VenueFacts | PerformerFacts) =>
+const sizeOf = (facts: VenueDetail | PerformerFacts) =>
   ENTRY_OVERHEAD_BYTES +
   2 *
     Object.values(facts).reduce<number>(
@@ -20,17 +26,18 @@ const sizeOf = (facts: VenueFacts | PerformerFacts) =>
 const VENUE_SHARE = 0.25;
 
 /**
- * The venues and performers stats tally, by id, for one catalog version at a time (see
- * `VersionedCache`). Unlike whole events, of which a catalog holds millions and users attend hundreds
- * of thousands, they are few enough to stay in memory, and reading them by key was most of a stats
- * request's database time.
+ * Venues and performers by id, for one catalog version at a time (see `VersionedCache`): what stats
+ * tally, and what the facts of an event are built from when the event's own cache lacks it. Unlike
+ * whole events, of which a catalog holds millions and users attend hundreds of thousands, they are few
+ * enough to stay in memory, and reading them by key was most of a stats request's database time and
+ * half of reading an event's facts.
  */
 export class VenuePerformerCache {
-  readonly #venues: VersionedCache<VenueFacts>;
+  readonly #venues: VersionedCache<VenueDetail>;
   readonly #performers: VersionedCache<PerformerFacts>;
 
   constructor(maxBytes: number) {
-    this.#venues = new VersionedCache<VenueFacts>(Math.floor(maxBytes * VENUE_SHARE), sizeOf);
+    this.#venues = new VersionedCache<VenueDetail>(Math.floor(maxBytes * VENUE_SHARE), sizeOf);
     this.#performers = new VersionedCache<PerformerFacts>(Math.floor(maxBytes * (1 - VENUE_SHARE)), sizeOf);
   }
 
@@ -43,8 +50,8 @@ export class VenuePerformerCache {
     catalogVersion: string,
     venueIds: Iterable<number>,
     performerIds: Iterable<number>,
-  ): Promise<{ venues: Map<number, VenueFacts>; performers: Map<number, PerformerFacts> }> {
-    const venues = new Map<number, VenueFacts>();
+  ): Promise<{ venues: Map<number, VenueDetail>; performers: Map<number, PerformerFacts> }> {
+    const venues = new Map<number, VenueDetail>();
     const performers = new Map<number, PerformerFacts>();
     const missingVenues = cachedInto(this.#venues, catalogVersion, venueIds, venues);
     const missingPerformers = cachedInto(this.#performers, catalogVersion, performerIds, performers);
@@ -54,6 +61,41 @@ export class VenuePerformerCache {
       keep(this.#performers, read.catalogVersion, read.performers, performers);
     }
     return { venues, performers };
+  }
+
+  /**
+   * The facts of those of `eventIds` the catalog holds, at the catalog version they were read at (their
+   * venues and performers at that version, or a newer one when an import commits in between), built
+   * from the events' rows and billing and this cache.
+   */
+  async eventFacts(
+    store: Store,
+    eventIds: readonly number[],
+  ): Promise<{ catalogVersion: string; facts: EventFacts[] }> {
+    const { catalogVersion, cores } = await readEventCores(store, eventIds);
+    const { venues, performers } = await this.lookUp(
+      store,
+      catalogVersion,
+      new Set(cores.map((core) => core.venueId)),
+      new Set(cores.flatMap((core) => core.billing.map((billed) => billed.performerId))),
+    );
+    const facts = cores.flatMap((core): EventFacts[] => {
+      const venue = venues.get(core.venueId);
+      if (venue === undefined) return [];
+      return [
+        {
+          id: core.id,
+          name: core.name,
+          startsAtLocal: core.startsAtLocal,
+          venue,
+          performers: core.billing.flatMap(({ performerId, isHeadliner }) => {
+            const performer = performers.get(performerId);
+            return performer === undefined ? [] : [{ ...performer, isHeadliner }];
+          }),
+        },
+      ];
+    });
+    return { catalogVersion, facts };
   }
 }
 

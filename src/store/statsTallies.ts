@@ -1,4 +1,5 @@
-import type { PerformerFacts, StatsRows, VenueFacts } from "./stats.ts";
+import type { PerformerFacts, VenueDetail } from "./eventDetails.ts";
+import type { StatsRows } from "./stats.ts";
 
 export type EventRef = { id: number; name: string; startsAtLocal: string };
 export type PerformerTally = {
@@ -82,7 +83,7 @@ class Tally<K, V> {
 
 /** The venues and performers of the user's visible events, by id, at the rows' catalog version. */
 export type StatsCatalog = {
-  venues: ReadonlyMap<number, VenueFacts>;
+  venues: ReadonlyMap<number, VenueDetail>;
   performers: ReadonlyMap<number, PerformerFacts>;
 };
 
@@ -95,7 +96,7 @@ export type StatsCatalog = {
  * event has one venue).
  */
 export function tallyStats(rows: StatsRows, catalog: StatsCatalog, top: number): UserStats {
-  const venues = new Tally<number, VenueFacts>();
+  const venues = new Tally<number, VenueDetail>();
   const performers = new Tally<number, PerformerFacts>();
   const categories = new Tally<string, string>();
   const years = new Tally<number, number>();
