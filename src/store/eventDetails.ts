@@ -41,7 +41,7 @@ export type AttendedEvent = {
 export const catalogVersion = sql`coalesce((select version::text from catalog_state where id = 1), '0')`;
 
 /** An event's own row and billing: its facts once its venue and performers are looked up. */
-export type EventCore = {
+type EventCore = {
   id: number;
   name: string;
   startsAtLocal: string;

@@ -3,7 +3,7 @@ import type { Store } from "./db.ts";
 import { catalogVersion } from "./eventDetails.ts";
 
 /** One visible event of the user, as user_events copies it, with the ids of the performers it bills. */
-export type VisibleEvent = {
+type VisibleEvent = {
   eventId: number;
   startsAtLocal: string;
   mediaCount: number;

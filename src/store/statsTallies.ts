@@ -1,15 +1,15 @@
 import type { PerformerFacts, VenueDetail } from "./eventDetails.ts";
 import type { StatsRows } from "./stats.ts";
 
-export type EventRef = { id: number; name: string; startsAtLocal: string };
-export type PerformerTally = {
+type EventRef = { id: number; name: string; startsAtLocal: string };
+type PerformerTally = {
   id: number;
   name: string;
   category: string | null;
   imageUrl: string | null;
   eventsCount: number;
 };
-export type VenueTally = {
+type VenueTally = {
   id: number;
   name: string;
   city: string | null;
@@ -17,9 +17,9 @@ export type VenueTally = {
   country: string | null;
   eventsCount: number;
 };
-export type CityTally = { city: string; region: string | null; country: string | null; eventsCount: number };
-export type YearTally = { year: number; eventsCount: number };
-export type CategoryTally = { category: string; eventsCount: number };
+type CityTally = { city: string; region: string | null; country: string | null; eventsCount: number };
+type YearTally = { year: number; eventsCount: number };
+type CategoryTally = { category: string; eventsCount: number };
 
 /**
  * Statistics over a user's visible events (contract §9): licensed, not hidden, with kept media; and the
@@ -82,7 +82,7 @@ class Tally<K, V> {
 }
 
 /** The venues and performers of the user's visible events, by id, at the rows' catalog version. */
-export type StatsCatalog = {
+type StatsCatalog = {
   venues: ReadonlyMap<number, VenueDetail>;
   performers: ReadonlyMap<number, PerformerFacts>;
 };
