@@ -7,6 +7,7 @@ import { type LoadOptions, parseLoadArgs, UsageError } from "../load/args.ts";
 import { ResponseRecorder } from "../load/drive/recorder.ts";
 import { historyWorkload } from "../load/drive/workloads.ts";
 import { connectionsChart, sweepChart } from "../load/report/charts.ts";
+import { type CpuSample, cpuBetween, parseSchedstat } from "../load/report/cpu.ts";
 import { summarize, tableRows } from "../load/report/summary.ts";
 import { problemsOf, type Report, writeReport } from "../load/report/write.ts";
 
@@ -38,7 +39,14 @@ describe("load runner summary", () => {
     target: "rollcall",
     connections: 2,
     server: { shards: 4, workers: 1 },
-    cpu: { generator: 0.4, server: 1.1, postgres: 0.3, rest: 0.15, idle: 0.05 },
+    cpu: {
+      generator: 0.4,
+      server: 1.1,
+      serverThread: { running: 70, waiting: 27 },
+      postgres: 0.3,
+      rest: 0.15,
+      idle: 0.05,
+    },
   });
 
   test("rates count only answered requests, items and matches only from 2xx batches", () => {
@@ -65,6 +73,9 @@ describe("load runner summary", () => {
   test("the table names every non-2xx status; problems spare only the provoked 429s", () => {
     expect(tableRows([summary])[0]?.["non-2xx"]).toBe("429x1 500x1");
     expect(tableRows([summary])[0]?.["cores gen/srv/pg/rest"]).toBe("0.4/1.1/0.3/0.15");
+    expect(tableRows([summary])[0]?.["srv thread run/wait %"]).toBe("70/27");
+    const withoutThread = { ...summary, cpu: summary.cpu && { ...summary.cpu, serverThread: null } };
+    expect(tableRows([withoutThread])[0]?.["srv thread run/wait %"]).toBe("-");
     expect(problemsOf([summary], ["429"])).toEqual([
       "ingest c=2: 1 connection errors (1 timeouts)",
       "ingest c=2: 1 responses with status 500",
@@ -94,6 +105,39 @@ describe("load runner summary", () => {
     expect(JSON.parse(readFileSync(paths[0] ?? "", "utf8")).runs[0].batchesPerSecond).toBe(3);
     const heatMap = await sweepChart("sweep", [{ shards: 4, workers: 1, batchesPerSecond: 812, p99: 40.5 }]);
     expect(heatMap).toContain("812");
+  });
+});
+
+describe("CPU split of a run", () => {
+  const sample = (wallMs: number, ticks: number, runningNs: number, waitingNs: number): CpuSample => ({
+    wallMs,
+    generator: ticks,
+    server: 2 * ticks,
+    serverThread: { runningNs, waitingNs },
+    backends: new Map([[7, ticks]]),
+    busy: 5 * ticks,
+    idle: ticks,
+  });
+
+  test("the server's main thread: running and waiting for a core, in percent of the wall time", () => {
+    // 10 s: 7 s on a core and 2.5 s in the run queue; 100 ticks are 1 s of CPU, 0.1 of a core.
+    const share = cpuBetween(sample(0, 0, 1e9, 5e8), sample(10_000, 100, 8e9, 3e9));
+    expect(share).toEqual({
+      generator: 0.1,
+      server: 0.2,
+      serverThread: { running: 70, waiting: 25 },
+      postgres: 0.1,
+      rest: 0.1,
+      idle: 0.1,
+    });
+    const gone = { ...sample(10_000, 100, 0, 0), serverThread: null };
+    expect(cpuBetween(sample(0, 0, 0, 0), gone).serverThread).toBeNull();
+  });
+
+  test("schedstat text: time on a core, then time waiting, in nanoseconds", () => {
+    expect(parseSchedstat("7000000000 2500000000 52495\n")).toEqual({ runningNs: 7e9, waitingNs: 2.5e9 });
+    expect(parseSchedstat("")).toBeNull();
+    expect(parseSchedstat("12 x 3")).toBeNull();
   });
 });
 

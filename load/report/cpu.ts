@@ -10,15 +10,28 @@ import { readFileSync } from "node:fs";
 export type CpuShare = {
   generator: number;
   server: number | null;
+  /**
+   * The server's main thread, in percent of the run's wall time: running on a core, and ready to run but
+   * waiting for one. HTTP, JSON, validation and the database driver all run on that one thread, so when
+   * the two add up to nearly 100 it is the bottleneck, however much of the machine is idle: work queues
+   * behind it. The waiting share is the price of sharing two cores with PostgreSQL and the generator.
+   */
+  serverThread: ThreadShare | null;
   postgres: number;
   rest: number;
   idle: number;
 };
 
+export type ThreadShare = { running: number; waiting: number };
+
+/** Nanoseconds a thread has spent running on a core and waiting in a run queue for one. */
+export type ThreadSchedule = { runningNs: number; waitingNs: number };
+
 export type CpuSample = {
   wallMs: number;
   generator: number;
   server: number | null;
+  serverThread: ThreadSchedule | null;
   /** Ticks of each backend of the target database. */
   backends: Map<number, number>;
   busy: number;
@@ -35,6 +48,26 @@ function processTicks(pid: number): number | null {
     // The command name (field 2) may hold spaces; fields are counted from the closing parenthesis.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The first two fields of Linux's `/proc/PID/task/TID/schedstat`: time on a core and time waiting in a
+ * run queue, both in nanoseconds (the third, the number of time slices, is not needed). Null for text of
+ * another shape.
+ */
+export function parseSchedstat(text: string): ThreadSchedule | null {
+  const [running = Number.NaN, waiting = Number.NaN] = text.trim().split(/\s+/).map(Number);
+  if (!Number.isFinite(running) || !Number.isFinite(waiting)) return null;
+  return { runningNs: running, waitingNs: waiting };
+}
+
+/** The main thread of a process (its thread id is the process id), or null without schedstat. */
+function mainThreadSchedule(pid: number): ThreadSchedule | null {
+  try {
+    return parseSchedstat(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8"));
   } catch {
     return null;
   }
@@ -66,6 +99,7 @@ export function sampleCpu(serverPid: number | null, backendPids: readonly number
     wallMs: performance.now(),
     generator: processTicks(process.pid) ?? 0,
     server: serverPid === null ? null : processTicks(serverPid),
+    serverThread: serverPid === null ? null : mainThreadSchedule(serverPid),
     backends,
     busy: machine.busy,
     idle: machine.idle,
@@ -80,9 +114,18 @@ export function cpuBetween(start: CpuSample, end: CpuSample): CpuShare {
   // A backend that connected during the run spent all of its ticks in it.
   let postgres = 0;
   for (const [pid, ticks] of end.backends) postgres += ticks - (start.backends.get(pid) ?? 0);
+  const percent = (ns: number) => Math.round(ns / 1e7 / seconds);
+  const serverThread =
+    start.serverThread === null || end.serverThread === null
+      ? null
+      : {
+          running: percent(end.serverThread.runningNs - start.serverThread.runningNs),
+          waiting: percent(end.serverThread.waitingNs - start.serverThread.waitingNs),
+        };
   return {
     generator: cores(generator),
     server: server === null ? null : cores(server),
+    serverThread,
     postgres: cores(postgres),
     rest: cores(Math.max(0, end.busy - start.busy - generator - (server ?? 0) - postgres)),
     idle: cores(end.idle - start.idle),

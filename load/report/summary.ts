@@ -85,6 +85,9 @@ export function tableRows(runs: readonly RunSummary[]): Record<string, string | 
     "cores gen/srv/pg/rest": run.cpu
       ? `${run.cpu.generator}/${run.cpu.server ?? "?"}/${run.cpu.postgres}/${run.cpu.rest}`
       : "-",
+    "srv thread run/wait %": run.cpu?.serverThread
+      ? `${run.cpu.serverThread.running}/${run.cpu.serverThread.waiting}`
+      : "-",
   }));
 }
 
