@@ -22,10 +22,10 @@ export type CpuShare = {
   idle: number;
 };
 
-export type ThreadShare = { running: number; waiting: number };
+type ThreadShare = { running: number; waiting: number };
 
 /** Nanoseconds a thread has spent running on a core and waiting in a run queue for one. */
-export type ThreadSchedule = { runningNs: number; waitingNs: number };
+type ThreadSchedule = { runningNs: number; waitingNs: number };
 
 export type CpuSample = {
   wallMs: number;
