@@ -106,8 +106,10 @@ describe("keys", () => {
   });
 
   test("wrong arguments exit 2, failures exit 1", async () => {
-    expect((await cli(["keys", "issue", "acme", "--env", "staging"])).code).toBe(2);
-    expect((await cli(["keys", "issue", "acme"])).code).toBe(2);
+    const staging = await cli(["keys", "issue", "acme", "--env", "staging"]);
+    expect([staging.code, staging.stderr]).toEqual([2, expect.stringContaining('got "staging"')]);
+    const noEnv = await cli(["keys", "issue", "acme"]);
+    expect([noEnv.code, noEnv.stderr]).toEqual([2, expect.stringContaining("--env is required")]);
     expect((await cli(["keys", "issue", "acme", "--env", "sandbox", "--bogus"])).code).toBe(2);
     expect((await cli(["keys", "revoke", "not-a-uuid"])).code).toBe(2);
     // No partner could have these ids: a usage error, not "no partner (create it with: …)".

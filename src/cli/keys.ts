@@ -44,10 +44,9 @@ export const keys: CommandGroup = {
           { min: 1, max: 1 },
         );
         const partnerId = partnerIdArgument(positionals[0]);
+        if (values.env === undefined) throw new UsageError("--env is required: production or sandbox");
         if (!isEnvironment(values.env)) {
-          throw new UsageError(
-            `--env must be production or sandbox, got ${JSON.stringify(values.env ?? null)}`,
-          );
+          throw new UsageError(`--env must be production or sandbox, got ${JSON.stringify(values.env)}`);
         }
         const environment = values.env;
         const label = textOption("label", values.label);
