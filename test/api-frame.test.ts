@@ -43,6 +43,26 @@ describe("frame", () => {
     }
   });
 
+  test("every JSON answer names its media type in one spelling, success or error", async () => {
+    const responses = [
+      await server.call("GET", "/v1/ping"),
+      await server.call("POST", "/v1/users", { key: keys.sandbox, body: { email: "me@acme.test" } }),
+      await server.call("POST", `/v1/users/${userId}/media`, {
+        key: keys.sandbox,
+        body: { media: [{ id: "a" }] },
+      }),
+      await server.call("GET", `/v1/users/${userId}/events`, { key: keys.sandbox }),
+      await server.call("GET", "/v1/nope"),
+      await server.call("PUT", "/v1/ping"),
+      await server.call("GET", `/v1/users/${userId}/stats`),
+      await server.call("POST", "/v1/users", { key: keys.sandbox, body: { email: "x" } }),
+    ];
+    const statuses = responses.map((response) => response.status);
+    expect(statuses).toEqual([200, 200, 200, 200, 404, 405, 401, 400]);
+    const mediaTypes = new Set(responses.map((response) => response.headers.get("content-type")));
+    expect([...mediaTypes]).toEqual(["application/json;charset=utf-8"]);
+  });
+
   test("/v1/ping answers without a key, whatever key is sent", async () => {
     for (const key of [null, "garbage", keys.production]) {
       const response = await server.call("GET", "/v1/ping", { key });

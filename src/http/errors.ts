@@ -77,10 +77,16 @@ export function envelopeOf(error: ApiError): ErrorEnvelope {
   };
 }
 
+/**
+ * The media type of every JSON answer, spelled as the runtime spells it on the answers the framework
+ * serialises itself, so a client comparing the header text sees one value on every status.
+ */
+export const JSON_MEDIA_TYPE = "application/json;charset=utf-8";
+
 export function errorResponse(error: ApiError): Response {
   return new Response(JSON.stringify(envelopeOf(error)), {
     status: error.status,
-    headers: { "content-type": "application/json; charset=utf-8", ...error.headers },
+    headers: { "content-type": JSON_MEDIA_TYPE, ...error.headers },
   });
 }
 

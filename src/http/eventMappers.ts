@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import type { AttendedEvent, EventFacts, PerformerDetail, VenueDetail } from "../store/eventDetails.ts";
+import { JSON_MEDIA_TYPE } from "./errors.ts";
 
 /**
  * Spec §2.4, always with every member (the batch response too, as contract §4 asks). Integers are
@@ -114,7 +115,7 @@ export function finishedJson<T extends object>(body: T): Response {
 /**
  * A 200 body with an `events` member of expanded events (spec §2.3) between the members `before` and
  * `after`, in the order the route's schema lists them: those encoded as `finishedJson` would, the
- * events as `eventText` wrote them. The media type is what the framework's own JSON responses carry.
+ * events as `eventText` wrote them.
  */
 export function finishedJsonWithEvents<Before extends object, After extends object>(
   before: Before,
@@ -127,6 +128,6 @@ export function finishedJsonWithEvents<Before extends object, After extends obje
     JSON.stringify(after).slice(1, -1),
   ].filter((text) => text !== "");
   return new Response(`{${members.join(",")}}`, {
-    headers: { "content-type": "application/json;charset=utf-8" },
+    headers: { "content-type": JSON_MEDIA_TYPE },
   });
 }
