@@ -165,7 +165,7 @@ export function parseConfig(env: Env): Config {
       afterMinutes: number(env, "MATCH_AFTER_MINUTES", 60),
       defaultDurationMinutes: number(env, "MATCH_DEFAULT_DURATION_MINUTES", 300),
     },
-    catalogPollSeconds: number(env, "CATALOG_POLL_SECONDS", 5),
+    catalogPollSeconds: number(env, "CATALOG_POLL_SECONDS", 2),
     eventCacheMb: number(env, "EVENT_CACHE_MB", 128),
     rateLimit: {
       enabled: boolean(env, "RATE_LIMIT_ENABLED", false),
