@@ -19,9 +19,12 @@ const VERSION = sql`select coalesce((select version::text from catalog_state whe
 const COUNTS = `select coalesce((select version::text from catalog_state where id = 1), '0') as version,
   (select count(*) from venues)::int as venues, (select count(*) from events)::int as events`;
 const VENUES = "select id, latitude, longitude, radius_m from venues";
-// Instants as whole epoch milliseconds, as a JS Date would hold them; exact in float8 below 2^53.
-const EVENTS = `select id, venue_id, floor(extract(epoch from starts_at) * 1000)::float8 as starts,
-  floor(extract(epoch from ends_at) * 1000)::float8 as ends, licensed from events`;
+// Instants as whole epoch milliseconds, as a JS Date would hold them. `date_part` answers in float8,
+// where `extract` computes in numeric, three times as slow over 2M events (0.33 against 0.95 s a
+// column); it is exact here because the catalog's times are whole seconds (`…THH:MM:SS`), and whole
+// seconds times 1000 are exact in float8 below 2^53.
+const EVENTS = `select id, venue_id, floor(date_part('epoch', starts_at) * 1000) as starts,
+  floor(date_part('epoch', ends_at) * 1000) as ends, licensed from events`;
 
 type VenueRow = { id: number; latitude: number; longitude: number; radius_m: number | null };
 type EventRow = { id: number; venue_id: number; starts: number; ends: number | null; licensed: boolean };
