@@ -46,10 +46,43 @@ function putEvent(columns: CatalogColumns, i: number, row: EventRow): void {
 }
 
 /**
- * Streams the catalog with a cursor inside one repeatable-read transaction, so counts, rows and version
- * agree even while an import commits, and memory stays one chunk of rows beyond the columns.
+ * Events in id order after `$1`, at most `$2` of them, packed by PostgreSQL into one bytea of
+ * fixed-size records, each the binary send form of its fields, big-endian: id int4 (offset 0), venue_id
+ * int4 (4), start float8 (8), end float8 (16, NaN for none), licensed bool (24): 25 bytes. Decoding a
+ * record is five reads at fixed offsets; as rows, each event cost the server's thread an object and five
+ * parsed texts (3.3 s of its CPU for 2M events, against 0.4 s packed), time taken from the requests it
+ * serves while a reload runs. Records carry their own id, so the order inside the bytea is irrelevant.
  */
-async function loadFromPostgres(client: postgres.Sql): Promise<{ version: string; columns: CatalogColumns }> {
+const PACKED_EVENTS = `select string_agg(int4send(id) || int4send(venue_id) || float8send(starts)
+    || float8send(coalesce(ends, 'NaN')) || boolsend(licensed), ''::bytea) as packed,
+  max(id) as last_id, count(*)::int as count
+  from (${EVENTS} where id > $1 order by id limit $2) as e`;
+const PACKED_RECORD_BYTES = 25;
+/** Events per packed chunk: 12.5 MB of records, twice that as the hex text the driver receives. */
+const PACKED_CHUNK_EVENTS = 500_000;
+
+type PackedChunk = { packed: Buffer | null; last_id: number | null; count: number };
+
+function putPackedEvents(columns: CatalogColumns, first: number, packed: Buffer): number {
+  let i = first;
+  for (let at = 0; at + PACKED_RECORD_BYTES <= packed.length; at += PACKED_RECORD_BYTES, i++) {
+    columns.eventIds[i] = packed.readInt32BE(at);
+    columns.eventVenueIds[i] = packed.readInt32BE(at + 4);
+    columns.eventStarts[i] = packed.readDoubleBE(at + 8);
+    columns.eventEnds[i] = packed.readDoubleBE(at + 16);
+    columns.eventLicensed[i] = packed.readUInt8(at + 24);
+  }
+  return i;
+}
+
+/**
+ * Reads the catalog inside one repeatable-read transaction, so counts, rows and version agree even
+ * while an import commits: venues through a cursor (a few thousand), events in packed chunks by id.
+ */
+async function loadFromPostgres(
+  client: postgres.Sql,
+  chunkEvents: number,
+): Promise<{ version: string; columns: CatalogColumns }> {
   return client.begin("isolation level repeatable read read only", async (tx) => {
     const [counts] = await tx.unsafe<Counts[]>(COUNTS);
     if (counts === undefined) throw new Error("catalog counts query returned no row");
@@ -59,9 +92,16 @@ async function loadFromPostgres(client: postgres.Sql): Promise<{ version: string
       for (const row of rows) putVenue(columns, venues++, row);
     });
     let events = 0;
-    await tx.unsafe<EventRow[]>(EVENTS).cursor(CURSOR_ROWS, (rows) => {
-      for (const row of rows) putEvent(columns, events++, row);
-    });
+    let afterId = 0; // catalog ids start at 1 (src/store/catalog/records.ts)
+    while (events < counts.events) {
+      const [chunk] = await tx.unsafe<PackedChunk[]>(PACKED_EVENTS, [afterId, chunkEvents]);
+      if (chunk?.packed == null || chunk.last_id === null || events + chunk.count > counts.events) break;
+      events = putPackedEvents(columns, events, chunk.packed);
+      afterId = chunk.last_id;
+    }
+    if (events !== counts.events) {
+      throw new Error(`read ${events} of the ${counts.events} events the catalog's snapshot counts`);
+    }
     return { version: counts.version, columns };
   });
 }
@@ -83,13 +123,14 @@ async function loadFromPglite(store: Store): Promise<{ version: string; columns:
   });
 }
 
-export function storeCatalogSource(store: Store): CatalogSource {
+/** `chunkEvents`: events per packed read on PostgreSQL (tests make it small to cross chunk edges). */
+export function storeCatalogSource(store: Store, chunkEvents = PACKED_CHUNK_EVENTS): CatalogSource {
   return {
     async version() {
       const [row] = await store.rows<{ version: string }>(VERSION);
       return row?.version ?? "0";
     },
-    load: () => (store.client === null ? loadFromPglite(store) : loadFromPostgres(store.client)),
+    load: () => (store.client === null ? loadFromPglite(store) : loadFromPostgres(store.client, chunkEvents)),
   };
 }
 
