@@ -4,8 +4,9 @@ import { createUser, seedCatalog, sendMedia, type VenueFixture } from "./support
 import { startTestServer, type TestServer } from "./support/server.ts";
 
 /**
- * Contract §5 through the API: radius, window, tie-breaks, licensing and venue time zones. These are the
- * rules the sharded engine must keep; every case sits on an edge so an off-by-one fails.
+ * The matching rule of docs/api.md (Matching) through the API: radius, window, the best-candidate score
+ * and its tie-breaks, licensing and venue time zones. These are the rules the sharded engine must keep;
+ * every case sits on an edge so an off-by-one fails.
  */
 
 /** A point `meters` due north of a venue: along a meridian haversine distance is exactly R·Δφ. */
@@ -28,6 +29,8 @@ const V = {
   late: { id: 8, ...north({ latitude: 60, longitude: 60 }, 300) },
   licensing: { id: 9, latitude: -10, longitude: -10 },
   newYork: { id: 10, latitude: 40.7, longitude: -74, timezone: "America/New_York" },
+  wide: { id: 11, latitude: 70, longitude: 70, radiusM: 1000 },
+  tight: { id: 12, ...north({ latitude: 70, longitude: 70 }, 60), radiusM: 100 },
 } satisfies Record<string, VenueFixture>;
 
 let server: TestServer;
@@ -59,6 +62,8 @@ beforeAll(async () => {
       { id: 92, venueId: 9, startsAtLocal: "2025-01-10T22:00:00" },
       { id: 1001, venueId: 10, startsAtLocal: "2025-03-09T02:30:00" },
       { id: 1002, venueId: 10, startsAtLocal: "2025-11-02T01:30:00" },
+      { id: 111, venueId: 11, startsAtLocal: "2025-01-10T20:00:00" },
+      { id: 121, venueId: 12, startsAtLocal: "2025-01-10T20:00:00" },
     ],
   });
 });
@@ -142,31 +147,52 @@ describe("time window [start - 120 min, end + 60 min], edges inclusive", () => {
   });
 });
 
-describe("best candidate", () => {
-  test("smallest time distance to [start, end] wins", async () => {
+describe("best candidate: smallest distance / radius + time distance / padding", () => {
+  // Venue 3: event 31 runs 20:00-22:00 (60 min of padding after), event 32 22:30-23:30 (120 min before).
+  test("time distance counts against the padding on its side of the event", async () => {
     expect(
       await matchAll({
+        // 20 min after 31 (0.333) against 10 min before 32 (0.083).
         nearerSecond: { at: "2025-01-10T22:20:00Z", where: V.gaps },
-        nearerFirst: { at: "2025-01-10T22:10:00Z", where: V.gaps },
+        // 12 min after 31 (0.2) against 18 min before 32 (0.15): the longer time distance wins.
+        sharesFavourSecond: { at: "2025-01-10T22:12:00Z", where: V.gaps },
         insideFirst: { at: "2025-01-10T21:00:00Z", where: V.gaps },
       }),
-    ).toEqual({ nearerSecond: [32, 3], nearerFirst: [31, 3], insideFirst: [31, 3] });
+    ).toEqual({ nearerSecond: [32, 3], sharesFavourSecond: [32, 3], insideFirst: [31, 3] });
   });
 
-  test("at equal time distance the nearer venue wins", async () => {
+  test("at equal scores the smaller time distance wins", async () => {
+    // 10 min after 31 is 10/60, 20 min before 32 is 20/120: the same score.
+    expect(await matchAll({ item: { at: "2025-01-10T22:10:00Z", where: V.gaps } })).toEqual({
+      item: [31, 3],
+    });
+  });
+
+  test("inside both windows the venue nearer for its radius wins", async () => {
     const at = "2025-01-10T21:00:00Z";
     expect(
       await matchAll({
         nearFirst: { at, where: north(V.near, 50) },
         nearSecond: { at, where: north(V.near, 150) },
+        // 50 m from the 1 km venue (0.05) beats 10 m from the 100 m one (0.1).
+        relative: { at, where: north(V.wide, 50) },
+        insideTight: { at, where: north(V.wide, 58) },
       }),
-    ).toEqual({ nearFirst: [41, 4], nearSecond: [51, 5] });
+    ).toEqual({ nearFirst: [41, 4], nearSecond: [51, 5], relative: [111, 11], insideTight: [121, 12] });
   });
 
-  test("time distance outranks venue distance", async () => {
-    expect(await matchAll({ item: { at: "2025-01-10T23:00:00Z", where: north(V.early, 50) } })).toEqual({
-      item: [81, 8],
-    });
+  // Venue 7: event 71 runs 20:00-22:00; venue 8, 300 m north, starts event 81 at 21:00.
+  test("an arrival photo by its own venue goes to the show about to start there, not the one running next door", async () => {
+    expect(
+      await matchAll({
+        // 15 min before 81 (0.125) at 50 m (0.1), against inside 71 at 250 m (0.5).
+        arrival: { at: "2025-01-10T20:45:00Z", where: north(V.early, 250) },
+        // The same time 50 m from venue 7: 0.1 against 0.125 + 0.5.
+        stayer: { at: "2025-01-10T20:45:00Z", where: north(V.early, 50) },
+        // An hour after 71 (1.0 + 0.1) against inside 81 at 250 m (0.5).
+        leftOver: { at: "2025-01-10T23:00:00Z", where: north(V.early, 50) },
+      }),
+    ).toEqual({ arrival: [81, 8], stayer: [71, 7], leftOver: [81, 8] });
   });
 
   test("at equal time and venue distance the smaller event id wins", async () => {

@@ -118,3 +118,56 @@ export const queryArbitrary = (catalog: Catalog): fc.Arbitrary<MatchQuery> =>
       }
       return { latitude, longitude, takenAtMs: BASE_MS + Math.round(hours * HOUR_MS) };
     });
+
+/**
+ * A few venues within about a kilometre of each other and events packed into one evening, so most
+ * captures have several candidates and the best-candidate score, not the radius or the window, decides.
+ */
+export const crowdedCatalogArbitrary: fc.Arbitrary<Catalog> = fc
+  .record({
+    spot,
+    venues: fc.array(
+      fc.record({
+        north: metres(700),
+        east: metres(700),
+        radius: fc.option(fc.integer({ min: 200, max: 2000 })),
+      }),
+      { minLength: 1, maxLength: 8 },
+    ),
+    events: fc.array(
+      fc.record({
+        minutes: fc.integer({ min: 0, max: 720 }),
+        durationMinutes: fc.option(fc.integer({ min: 0, max: 300 })),
+        licensed: fc.boolean(),
+        venue: fc.nat(),
+      }),
+      { minLength: 1, maxLength: 40 },
+    ),
+  })
+  .map(({ spot: [lat, lng], venues, events }) => ({
+    venues: venues.map(({ north, east, radius }, i) => {
+      const [latitude, longitude] = offset(lat, lng, north, east);
+      return { id: 1000 + i, latitude, longitude, radiusM: radius };
+    }),
+    events: events.map((event, i) => {
+      const startsAtMs = BASE_MS + event.minutes * 60_000;
+      return {
+        id: ((i * 7919) % 100_003) + 1,
+        venueId: 1000 + (event.venue % venues.length),
+        startsAtMs,
+        endsAtMs: event.durationMinutes === null ? null : startsAtMs + event.durationMinutes * 60_000,
+        licensed: event.licensed,
+      };
+    }),
+  }));
+
+/** A capture within about a kilometre of the crowd's first venue, during or around its evening. */
+export const crowdedQueryArbitrary = (catalog: Catalog): fc.Arbitrary<MatchQuery> =>
+  fc
+    .record({ north: metres(1200), east: metres(1200), minutes: fc.integer({ min: -240, max: 1200 }) })
+    .map(({ north, east, minutes }) => {
+      const v = catalog.venues[0] ?? { latitude: 0, longitude: 0 };
+      const [latitude, longitude] = offset(v.latitude, v.longitude, north, east);
+      // Whole seconds and odd milliseconds both: exact score ties and near-ties.
+      return { latitude, longitude, takenAtMs: BASE_MS + minutes * 60_000 + (minutes % 7 === 0 ? 0 : 1234) };
+    });

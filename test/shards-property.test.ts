@@ -1,10 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { createMatchingEngine, type MatchingEngine, matcherFromArrays } from "../src/shards/engine.ts";
-import type { MatchQuery, MatchSettings } from "../src/shards/matcher.ts";
+import { haversineMeters } from "../src/shards/geo.ts";
+import type { Candidate, MatchQuery, MatchSettings } from "../src/shards/matcher.ts";
 import { ReferenceMatcher } from "../src/shards/reference.ts";
 import { arrayCatalogSource } from "../src/shards/source.ts";
-import { type Catalog, catalogArbitrary, queryArbitrary, settingsArbitrary } from "./shards-arbitraries.ts";
+import {
+  type Catalog,
+  catalogArbitrary,
+  crowdedCatalogArbitrary,
+  crowdedQueryArbitrary,
+  queryArbitrary,
+  settingsArbitrary,
+} from "./shards-arbitraries.ts";
 
 /** Points where grids and cells wrap: both poles, both sides of the antimeridian. */
 const EDGE_POINTS: [number, number][] = [
@@ -50,6 +58,89 @@ describe("sharded index against the reference matcher (WORKERS=0, built per cata
     );
     // The property is only worth something if a good share of captures do find an event.
     expect(matched).toBeGreaterThan(150);
+  }, 60_000);
+});
+
+type Scored = { candidate: Candidate; score: number; gap: number; distance: number };
+
+/**
+ * Every candidate of a capture with its score, by a different route than the reference matcher: all
+ * candidates listed, then sorted by the documented key (docs/api.md, Matching).
+ */
+function candidatesOf(catalog: Catalog, settings: MatchSettings, query: MatchQuery): Scored[] {
+  const minute = 60_000;
+  const list: Scored[] = [];
+  for (const event of catalog.events) {
+    const venue = catalog.venues.find((v) => v.id === event.venueId);
+    if (venue === undefined) continue;
+    const radius = venue.radiusM ?? settings.radiusM;
+    const distance = haversineMeters(query.latitude, query.longitude, venue.latitude, venue.longitude);
+    const start = event.startsAtMs;
+    const end = event.endsAtMs ?? start + settings.defaultDurationMinutes * minute;
+    const before = start - query.takenAtMs;
+    const after = query.takenAtMs - end;
+    if (
+      distance > radius ||
+      before > settings.beforeMinutes * minute ||
+      after > settings.afterMinutes * minute
+    )
+      continue;
+    const gap = Math.max(0, before, after);
+    const share =
+      before > 0
+        ? before / (settings.beforeMinutes * minute)
+        : after > 0
+          ? after / (settings.afterMinutes * minute)
+          : 0;
+    list.push({
+      candidate: { eventId: event.id, venueId: venue.id, licensed: event.licensed },
+      score: distance / radius + share,
+      gap,
+      distance,
+    });
+  }
+  return list.sort(
+    (a, b) =>
+      a.score - b.score ||
+      a.gap - b.gap ||
+      a.distance - b.distance ||
+      a.candidate.eventId - b.candidate.eventId,
+  );
+}
+
+describe("the best candidate is the smallest score, then time distance, venue distance, event id", () => {
+  test("engine answers are the head of every candidate sorted by that key", async () => {
+    const scenario = fc
+      .record({ catalog: crowdedCatalogArbitrary, settings: settingsArbitrary })
+      .chain(({ catalog, settings }) =>
+        fc.record({
+          catalog: fc.constant(catalog),
+          settings: fc.constant(settings),
+          queries: fc.array(crowdedQueryArbitrary(catalog), { minLength: 20, maxLength: 60 }),
+        }),
+      );
+    let contested = 0;
+    let timeFirstDiffers = 0;
+    await fc.assert(
+      fc.asyncProperty(scenario, async ({ catalog, settings, queries }) => {
+        const engine = matcherFromArrays(catalog.venues, catalog.events, { settings, shards: 4 });
+        const answers = await engine.match(queries);
+        queries.forEach((query, i) => {
+          const sorted = candidatesOf(catalog, settings, query);
+          expect(answers[i]).toEqual(sorted[0]?.candidate ?? null);
+          if (sorted.length < 2) return;
+          contested++;
+          const byTime = [...sorted].sort(
+            (a, b) => a.gap - b.gap || a.distance - b.distance || a.candidate.eventId - b.candidate.eventId,
+          );
+          if (byTime[0]?.candidate.eventId !== sorted[0]?.candidate.eventId) timeFirstDiffers++;
+        });
+      }),
+      { numRuns: 150 },
+    );
+    // Worth something only if many captures have rivals and the score often overrules time distance.
+    expect(contested).toBeGreaterThan(300);
+    expect(timeFirstDiffers).toBeGreaterThan(30);
   }, 60_000);
 });
 

@@ -4,8 +4,12 @@ import type { Candidate, IndexEvent, IndexVenue, Matcher, MatchQuery, MatchSetti
 const MINUTE_MS = 60_000;
 
 /**
- * Contract §5 written as plainly as possible: every venue, every event, no index. It is the oracle the
- * sharded engine is tested against, so it favours being obviously right over being fast.
+ * The matching rule (docs/api.md, Matching) written as plainly as possible: every venue, every event,
+ * no index. It is the oracle the sharded engine is tested against, so it favours being obviously right
+ * over being fast.
+ *
+ * The best candidate has the smallest score distance / radius + time distance / padding. A capture can only be outside [start, end] on a side whose padding is not zero, so the
+ * time share never divides by zero.
  */
 export class ReferenceMatcher implements Matcher {
   private readonly eventsByVenue = new Map<number, IndexEvent[]>();
@@ -29,26 +33,39 @@ export class ReferenceMatcher implements Matcher {
   async close(): Promise<void> {}
 
   private best(query: MatchQuery): Candidate | null {
-    let best: { candidate: Candidate; timeGap: number; distance: number } | null = null;
+    const beforeMs = this.settings.beforeMinutes * MINUTE_MS;
+    const afterMs = this.settings.afterMinutes * MINUTE_MS;
+    let best: { candidate: Candidate; score: number; timeGap: number; distance: number } | null = null;
     for (const venue of this.venues) {
       const distance = haversineMeters(query.latitude, query.longitude, venue.latitude, venue.longitude);
-      if (distance > (venue.radiusM ?? this.settings.radiusM)) continue;
+      const radius = venue.radiusM ?? this.settings.radiusM;
+      if (distance > radius) continue;
       for (const event of this.eventsByVenue.get(venue.id) ?? []) {
         const start = event.startsAtMs;
         const end = event.endsAtMs ?? start + this.settings.defaultDurationMinutes * MINUTE_MS;
-        const from = start - this.settings.beforeMinutes * MINUTE_MS;
-        const to = end + this.settings.afterMinutes * MINUTE_MS;
-        if (query.takenAtMs < from || query.takenAtMs > to) continue;
-        const timeGap =
-          query.takenAtMs < start ? start - query.takenAtMs : Math.max(0, query.takenAtMs - end);
+        if (query.takenAtMs < start - beforeMs || query.takenAtMs > end + afterMs) continue;
+        let timeGap = 0;
+        let timeShare = 0;
+        if (query.takenAtMs < start) {
+          timeGap = start - query.takenAtMs;
+          timeShare = timeGap / beforeMs;
+        } else if (query.takenAtMs > end) {
+          timeGap = query.takenAtMs - end;
+          timeShare = timeGap / afterMs;
+        }
+        const score = distance / radius + timeShare;
         const better =
           best === null ||
-          timeGap < best.timeGap ||
-          (timeGap === best.timeGap &&
-            (distance < best.distance || (distance === best.distance && event.id < best.candidate.eventId)));
+          score < best.score ||
+          (score === best.score &&
+            (timeGap < best.timeGap ||
+              (timeGap === best.timeGap &&
+                (distance < best.distance ||
+                  (distance === best.distance && event.id < best.candidate.eventId)))));
         if (better) {
           best = {
             candidate: { eventId: event.id, venueId: venue.id, licensed: event.licensed },
+            score,
             timeGap,
             distance,
           };

@@ -24,15 +24,15 @@ const RAD = Math.PI / 180;
 export const UNREACHABLE = -1;
 
 /**
- * Contract §5 over one index generation. Runs on the main thread (WORKERS=0, and for routing) and in
- * every worker, over the same shared arrays.
+ * The matching rule (docs/api.md, Matching) over one index generation. Runs on the main thread
+ * (WORKERS=0, and for routing) and in every worker, over the same shared arrays.
  */
 export class IndexReader {
   readonly arrays: IndexArrays;
   private readonly beforeMs: number;
   private readonly afterMs: number;
   /** The query's unit vector and the best candidate so far: scratch for one best() call. */
-  private readonly found = { x: 0, y: 0, z: 0, row: -1, gap: 0, distance: 0, id: 0, venue: 0 };
+  private readonly found = { x: 0, y: 0, z: 0, row: -1, score: 0, gap: 0, distance: 0, id: 0, venue: 0 };
 
   constructor(readonly buffers: IndexBuffers) {
     this.arrays = viewIndex(buffers);
@@ -107,7 +107,9 @@ export class IndexReader {
         venueRecord[at + VENUE_LATITUDE] ?? 0,
         venueRecord[at + VENUE_LONGITUDE] ?? 0,
       );
-      if (distance > (venueRecord[at + VENUE_RADIUS] ?? 0)) continue;
+      const radius = venueRecord[at + VENUE_RADIUS] ?? 0;
+      if (distance > radius) continue;
+      const reach = distance / radius;
       const first = venueEvents[v] ?? 0;
       const oldestFrom = takenAtMs - (venueRecord[at + VENUE_SPAN] ?? 0);
       // Rows before openedBy(...) open by takenAtMs; walk back while a window could still be open.
@@ -118,14 +120,27 @@ export class IndexReader {
         if (takenAtMs > to) continue;
         const start = from + this.beforeMs;
         const end = to - this.afterMs;
-        const gap = takenAtMs < start ? start - takenAtMs : Math.max(0, takenAtMs - end);
+        // Same arithmetic as the reference, so equal inputs give bit-equal scores and the same tie-breaks.
+        let gap = 0;
+        let score = reach;
+        if (takenAtMs < start) {
+          gap = start - takenAtMs;
+          score = reach + gap / this.beforeMs;
+        } else if (takenAtMs > end) {
+          gap = takenAtMs - end;
+          score = reach + gap / this.afterMs;
+        }
         const id = eventId[e] ?? 0;
         if (
           found.row < 0 ||
-          gap < found.gap ||
-          (gap === found.gap && (distance < found.distance || (distance === found.distance && id < found.id)))
+          score < found.score ||
+          (score === found.score &&
+            (gap < found.gap ||
+              (gap === found.gap &&
+                (distance < found.distance || (distance === found.distance && id < found.id)))))
         ) {
           found.row = e;
+          found.score = score;
           found.gap = gap;
           found.distance = distance;
           found.id = id;
