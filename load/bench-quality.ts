@@ -1,0 +1,130 @@
+import { cpus } from "node:os";
+import { matcherFromArrays } from "../src/shards/engine.ts";
+import type { MatchSettings } from "../src/shards/matcher.ts";
+import { best, type Candidate, CandidateFinder, SCORE, TIME_FIRST } from "./quality/candidates.ts";
+import { evaluate, type RuleResult } from "./quality/evaluate.ts";
+import { ITEM_COUNT, type Ranker } from "./quality/rankers.ts";
+import { rankedTable, rulesTable, writeChart } from "./quality/report.ts";
+import { generateWorld } from "./quality/world.ts";
+import { writeResultJson } from "./report/write.ts";
+
+/**
+ * `bun run bench:quality [--seed S] [--users N] [--cities N]`
+ * How right users' histories are: simulated camera rolls with known truth (load/quality/world.ts)
+ * matched in-process by the real engine under the rule of docs/api.md (Matching), and by the rule it
+ * replaced (time distance first, applied here to the same candidates). Prints precision and recall of
+ * attended events per kind of user, unranked and ranked, and writes JSON and an SVG chart to
+ * load/results/.
+ */
+
+const SETTINGS: MatchSettings = {
+  radiusM: 500,
+  beforeMinutes: 120,
+  afterMinutes: 60,
+  defaultDurationMinutes: 300,
+};
+const CHUNK = 4096;
+
+function option(name: string, fallback: number): number {
+  const at = process.argv.indexOf(`--${name}`);
+  const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} takes a positive integer`);
+  return value;
+}
+
+const options = {
+  seed: option("seed", 1),
+  users: option("users", 400),
+  cities: option("cities", 15),
+  venuesPerCity: 20,
+};
+const rankers: Ranker[] = [ITEM_COUNT];
+
+let started = performance.now();
+const world = generateWorld(options, SETTINGS);
+const generateSeconds = (performance.now() - started) / 1000;
+const truth = world.users.reduce((sum, user) => sum + user.truth.size, 0);
+console.log(
+  `world: ${world.venues.length} venues, ${world.events.length} events, ${world.users.length} users, ` +
+    `${world.photos.length} photos, ${truth} true attended events (${generateSeconds.toFixed(1)} s)`,
+);
+
+started = performance.now();
+const finder = new CandidateFinder(world.venues, world.events, SETTINGS);
+const candidates = world.photos.map((photo) => finder.find(photo));
+const timeFirst = candidates.map((list) => best(list, TIME_FIRST));
+const scored = candidates.map((list) => best(list, SCORE));
+
+// The amended rule's answers come from the engine; the candidates' own pick must agree with it.
+const engine = matcherFromArrays(world.venues, world.events, { settings: SETTINGS, shards: 4 });
+const engineChosen: (Candidate | null)[] = [];
+let disagreements = 0;
+for (let first = 0; first < world.photos.length; first += CHUNK) {
+  const answers = await engine.match(world.photos.slice(first, first + CHUNK));
+  answers.forEach((answer, j) => {
+    const mine = scored[first + j] ?? null;
+    if ((answer?.eventId ?? null) !== (mine?.event.id ?? null)) disagreements++;
+    engineChosen.push(answer === null ? null : mine?.event.id === answer.eventId ? mine : null);
+  });
+}
+await engine.close();
+const matchSeconds = (performance.now() - started) / 1000;
+if (disagreements > 0) console.log(`PROBLEM engine and candidate list disagree on ${disagreements} photos`);
+
+started = performance.now();
+const endOf = (event: Candidate["event"]) => finder.end(event);
+const before = evaluate(world, TIME_FIRST.name, timeFirst, rankers, endOf);
+const after = evaluate(world, SCORE.name, engineChosen, rankers, endOf);
+const results: RuleResult[] = [before, after];
+const evaluateSeconds = (performance.now() - started) / 1000;
+
+const changed = timeFirst.filter(
+  (c, i) => (c?.event.id ?? null) !== (engineChosen[i]?.event.id ?? null),
+).length;
+const summary = {
+  options,
+  settings: SETTINGS,
+  machine: { cpus: cpus().length },
+  world: {
+    venues: world.venues.length,
+    events: world.events.length,
+    users: world.users.length,
+    photos: world.photos.length,
+    trueEvents: truth,
+    photosWithCandidates: candidates.filter((list) => list.length > 0).length,
+    photosWithRivals: candidates.filter((list) => list.length > 1).length,
+    photosTheRulesSendElsewhere: changed,
+  },
+  engineDisagreements: disagreements,
+  seconds: { generate: generateSeconds, match: matchSeconds, evaluate: evaluateSeconds },
+  results: results.map((r) => ({
+    ...r,
+    groups: r.groups.map((g) => ({
+      ...g,
+      ranked: g.ranked.map(({ ranker, metrics }) => ({ ranker, ...metrics, curve: undefined })),
+    })),
+  })),
+  curves: results.map((r) => ({
+    rule: r.rule,
+    groups: r.groups
+      .filter((g) => g.group === "all kinds" || g.group === "attending kinds")
+      .map((g) => ({
+        group: g.group,
+        ranked: g.ranked.map(({ ranker, metrics }) => ({ ranker, curve: metrics.curve })),
+      })),
+  })),
+};
+const json = writeResultJson("bench-quality", summary);
+const svg = json.replace(/\.json$/, ".svg");
+await writeChart(svg, results);
+
+console.log(
+  `photos with a candidate ${summary.world.photosWithCandidates}, with rivals ${summary.world.photosWithRivals}, ` +
+    `matched elsewhere by the amended rule ${changed}; engine disagreements ${disagreements}`,
+);
+console.log(`\nUnranked: every event in the history (before = ${before.rule}, after = ${after.rule}):\n`);
+console.log(rulesTable(before, after));
+console.log("\nRanked by confidence:\n");
+console.log(rankedTable(results, ["attending kinds", "all kinds", "season-ticket", "resident"]));
+console.log(`\nwrote ${json} and ${svg}`);
+process.exit(0);

@@ -1,0 +1,116 @@
+import type { Candidate } from "./candidates.ts";
+import { type Counts, precision, type RankedMetrics, ranked, recall, type Scored } from "./metrics.ts";
+import type { Attendance, KeptItem, Ranker } from "./rankers.ts";
+import { ATTENDING_KINDS, USER_KINDS, type World } from "./world.ts";
+
+/**
+ * Histories as the service would build them from one rule's answers (an event is in the history when
+ * a kept item, one whose best candidate is licensed, lands on it), compared with the truth per kind
+ * of user, for the kinds that attend and for everyone.
+ */
+
+export const GROUPS = [...USER_KINDS, "attending kinds", "all kinds"] as const;
+export type Group = (typeof GROUPS)[number];
+
+export type GroupResult = {
+  group: Group;
+  users: number;
+  truth: number;
+  shown: number;
+  correct: number;
+  precision: number;
+  recall: number;
+  /** Events shown that the user was not at, per user (a year of photos each). */
+  falsePerUser: number;
+  /** Of those, the ones that photos taken at another event (one the user was at) landed on. */
+  falseFromEventsPerUser: number;
+  ranked: { ranker: string; metrics: RankedMetrics }[];
+};
+
+export type RuleResult = { rule: string; kept: number; groups: GroupResult[] };
+
+function groupsOf(kind: (typeof USER_KINDS)[number]): Group[] {
+  return ATTENDING_KINDS.includes(kind) ? [kind, "attending kinds", "all kinds"] : [kind, "all kinds"];
+}
+
+export function evaluate(
+  world: World,
+  rule: string,
+  chosen: readonly (Candidate | null)[],
+  rankers: readonly Ranker[],
+  endOf: (event: Candidate["event"]) => number,
+): RuleResult {
+  const byUser = new Map<number, Map<number, KeptItem[]>>();
+  let kept = 0;
+  world.photos.forEach((photo, i) => {
+    const candidate = chosen[i] ?? null;
+    if (candidate === null || !candidate.event.licensed) return;
+    kept++;
+    const events = byUser.get(photo.user) ?? new Map<number, KeptItem[]>();
+    const items = events.get(candidate.event.id) ?? [];
+    items.push({ photo, candidate });
+    events.set(candidate.event.id, items);
+    byUser.set(photo.user, events);
+  });
+
+  type Tally = Counts & { users: number; fromEvents: number };
+  const counts = new Map<Group, Tally>();
+  const pairs = new Map<Group, Scored[][]>();
+  for (const group of GROUPS) {
+    counts.set(group, { users: 0, truth: 0, shown: 0, correct: 0, fromEvents: 0 });
+    pairs.set(
+      group,
+      rankers.map(() => []),
+    );
+  }
+  for (const user of world.users) {
+    const history: Attendance[] = [...(byUser.get(user.id) ?? new Map<number, KeptItem[]>())].map(
+      ([, items]) => {
+        const { event, venue } = (items[0] as KeptItem).candidate;
+        return { user, event, venue, endMs: endOf(event), items };
+      },
+    );
+    const correct = history.filter((a) => user.truth.has(a.event.id)).length;
+    const fromEvents = history.filter(
+      (a) => !user.truth.has(a.event.id) && a.items.some((item) => item.photo.origin !== 0),
+    ).length;
+    const scores = rankers.map((ranker) => ranker.rank(history));
+    for (const group of groupsOf(user.kind)) {
+      const c = counts.get(group) as Tally;
+      c.users++;
+      c.truth += user.truth.size;
+      c.shown += history.length;
+      c.correct += correct;
+      c.fromEvents += fromEvents;
+      const lists = pairs.get(group) as Scored[][];
+      scores.forEach((score, r) => {
+        for (const a of history)
+          (lists[r] as Scored[]).push({
+            score: score.get(a.event.id) ?? 0,
+            correct: user.truth.has(a.event.id),
+          });
+      });
+    }
+  }
+
+  const groups = GROUPS.map((group): GroupResult => {
+    const c = counts.get(group) as Tally;
+    const lists = pairs.get(group) as Scored[][];
+    return {
+      group,
+      users: c.users,
+      truth: c.truth,
+      shown: c.shown,
+      correct: c.correct,
+      precision: precision(c),
+      recall: recall(c),
+      falsePerUser: c.users === 0 ? 0 : (c.shown - c.correct) / c.users,
+      falseFromEventsPerUser: c.users === 0 ? 0 : c.fromEvents / c.users,
+      ranked: rankers.map((ranker, r) => ({
+        ranker: ranker.name,
+        metrics: ranked(lists[r] as Scored[], c.truth),
+      })),
+    };
+  });
+  return { rule, kept, groups };
+}

@@ -1,0 +1,107 @@
+import { writeFileSync } from "node:fs";
+import * as vega from "vega";
+import { compile, type TopLevelSpec } from "vega-lite";
+import type { GroupResult, RuleResult } from "./evaluate.ts";
+import { thin } from "./metrics.ts";
+
+/** The quality benchmark's Markdown tables (for docs/performance.md) and its precision-recall chart. */
+
+const fixed = (n: number | null, digits = 3) => (n === null ? "n/a" : n.toFixed(digits));
+
+function table(header: string[], rows: (string | number)[][]): string {
+  const line = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
+  return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
+}
+
+/** One row per kind of user: what each rule shows, unranked. */
+export function rulesTable(before: RuleResult, after: RuleResult): string {
+  const rows = after.groups.map((a) => {
+    const b = before.groups.find((g) => g.group === a.group) as GroupResult;
+    return [
+      a.group,
+      a.users,
+      a.truth,
+      `${fixed(b.precision)} / ${fixed(a.precision)}`,
+      `${fixed(b.recall)} / ${fixed(a.recall)}`,
+      `${b.falsePerUser.toFixed(1)} / ${a.falsePerUser.toFixed(1)}`,
+      `${b.falseFromEventsPerUser.toFixed(2)} / ${a.falseFromEventsPerUser.toFixed(2)}`,
+    ];
+  });
+  return table(
+    [
+      "kind of user",
+      "users",
+      "true events",
+      `precision (${before.rule} / ${after.rule})`,
+      "recall (before / after)",
+      "false events per user-year (before / after)",
+      "of which from photos at another event (before / after)",
+    ],
+    rows,
+  );
+}
+
+/** Ranked quality for every rule and ranker, on the groups the targets name. */
+export function rankedTable(results: readonly RuleResult[], groups: readonly string[]): string {
+  const rows: (string | number)[][] = [];
+  for (const group of groups) {
+    for (const result of results) {
+      const g = result.groups.find((x) => x.group === group) as GroupResult;
+      for (const { ranker, metrics } of g.ranked) {
+        rows.push([
+          group,
+          result.rule,
+          ranker,
+          fixed(metrics.precisionAt90),
+          fixed(metrics.precisionAt95),
+          fixed(metrics.averagePrecision),
+        ]);
+      }
+    }
+  }
+  return table(
+    ["kind of user", "rule", "ranked by", "precision at recall 0.90", "at recall 0.95", "area under P-R"],
+    rows,
+  );
+}
+
+/** Precision against recall, one line per rule and ranker, for all kinds and for the attending kinds. */
+export async function writeChart(path: string, results: readonly RuleResult[]): Promise<void> {
+  const values: { group: string; series: string; recall: number; precision: number }[] = [];
+  for (const result of results) {
+    for (const group of ["all kinds", "attending kinds"]) {
+      const g = result.groups.find((x) => x.group === group) as GroupResult;
+      for (const { ranker, metrics } of g.ranked) {
+        for (const point of thin(metrics.curve, 150))
+          values.push({
+            group,
+            series: `${result.rule}, ${ranker}`,
+            recall: point.recall,
+            precision: point.precision,
+          });
+      }
+    }
+  }
+  const spec: TopLevelSpec = {
+    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+    title: "Attended events: precision against recall, ranked by confidence",
+    data: { values },
+    facet: { column: { field: "group", type: "nominal", title: null } },
+    spec: {
+      width: 320,
+      height: 240,
+      mark: { type: "line", interpolate: "step-after", clip: true },
+      encoding: {
+        x: { field: "recall", type: "quantitative", scale: { domain: [0.5, 1] }, title: "recall" },
+        y: { field: "precision", type: "quantitative", scale: { domain: [0, 1] }, title: "precision" },
+        color: { field: "series", type: "nominal", title: null, legend: { orient: "bottom", columns: 1 } },
+      },
+    },
+  };
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
+  try {
+    writeFileSync(path, await view.toSVG());
+  } finally {
+    view.finalize();
+  }
+}
