@@ -5,7 +5,7 @@ import type { Candidate, MatchQuery, MatchSettings } from "../src/shards/matcher
 /**
  * The baseline the engine is measured against: the same catalog in PostgreSQL + PostGIS, one row per
  * event carrying its venue's point, radius and match window, a GiST index on (geography, window), and
- * one query per batch that picks each capture's best candidate with the contract's ordering.
+ * one query per batch that picks each capture's best candidate by time distance, then venue distance, then event id (not the score of docs/api.md §5).
  */
 
 const MINUTE_MS = 60_000;

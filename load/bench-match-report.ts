@@ -1,7 +1,7 @@
 import { cpus, loadavg } from "node:os";
 import { writeResultJson } from "./report/write.ts";
 
-/** What the matching benchmark measured, and the Markdown tables it prints for the README. */
+/** What the matching benchmark measured, and the Markdown tables it prints for docs/performance.md §3. */
 
 export type BuildRow = {
   events: number;

@@ -1,4 +1,4 @@
-/** History cursors: signed, bound to their user, good for 24 hours (README "Cursors"). */
+/** History cursors: signed, bound to their user, good for 24 hours (docs/api.md §7). */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { CURSOR_TTL_MS, decodeCursor, encodeCursor } from "../src/http/cursor.ts";
 import { createUser } from "./support/catalogFixtures.ts";
@@ -51,7 +51,7 @@ describe("cursors", () => {
     await invalidCursor(payload);
   });
 
-  test("the cursor is judged before the user (contract §2: the user is the last check)", async () => {
+  test("the cursor is judged before the user (docs/api.md §2: the user is the last check)", async () => {
     await invalidCursor("not-a-cursor", crypto.randomUUID());
   });
 

@@ -113,7 +113,7 @@ describe("frame", () => {
       expect({ route, documented: operation !== undefined }).toEqual({ route, documented: true });
       expect(operation?.summary).toBeString();
       const statuses = Object.keys(operation?.responses ?? {});
-      // Every path answers other methods with 405 (contract §2 step 1).
+      // Every path answers other methods with 405 (docs/api.md §2 step 1).
       expect({ route, statuses }).toEqual({ route, statuses: expect.arrayContaining(["405", "500"]) });
       if (routePolicies[route]?.auth)
         expect({ route, statuses }).toEqual({ route, statuses: expect.arrayContaining(["401"]) });

@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from "./support/server.ts";
 
 /**
  * Throws arbitrary methods, paths, query strings, headers and bodies at every endpoint and checks the
- * promises that hold whatever the input: never a 5xx, only statuses the contract knows, an X-Request-Id
+ * promises that hold whatever the input: never a 5xx, only statuses docs/api.md §11 lists, an X-Request-Id
  * always, and every error in the envelope with a known code whose status is the code's own.
  */
 

@@ -4,7 +4,7 @@ import { createUser, seedCatalog, sendMedia, type VenueFixture } from "./support
 import { startTestServer, type TestServer } from "./support/server.ts";
 
 /**
- * The matching rule of docs/api.md (Matching) through the API: radius, window, the best-candidate score
+ * The matching rule of docs/api.md §5 through the API: radius, window, the best-candidate score
  * and its tie-breaks, licensing and venue time zones. These are the rules the sharded engine must keep;
  * every case sits on an edge so an off-by-one fails.
  */

@@ -1,4 +1,4 @@
-/** POST /v1/users/{user_id}/media: the per-item rejections of contract §4, which leave the status 200. */
+/** POST /v1/users/{user_id}/media: the per-item rejections of docs/api.md §4, which leave the status 200. */
 import { describe, expect, test } from "bun:test";
 import {
   AT_VENUE_1,

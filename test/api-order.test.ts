@@ -3,7 +3,7 @@ import { SOME_UUID } from "./support/routes.ts";
 import { type CallOptions, startTestServer, type TestServer } from "./support/server.ts";
 
 /**
- * Contract §2: when a request breaks several rules, the first check in this order decides the answer:
+ * docs/api.md §2: when a request breaks several rules, the first check in this order decides the answer:
  * route (404/405), ping, key (401), budget (429), path parameters (400), Content-Type (415), size (413),
  * JSON (400), the endpoint's own body rules (400), and only then the user (404 user_not_found).
  */

@@ -10,7 +10,7 @@ afterAll(async () => {
   await server.close();
 });
 
-test("a revoked key is refused within 5 seconds, even right after it was used (contract §10)", async () => {
+test("a revoked key is refused within 5 seconds, even right after it was used (docs/api.md §10)", async () => {
   await createPartner(server.store, { id: "revoking", name: "revoking" });
   const { row, key } = await issueKey(server.store, {
     partnerId: "revoking",

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "./support/server.ts";
 import { storedUser } from "./support/storedUsers.ts";
 
-/** POST /v1/users: what each member of the body may hold (contract §3), and the errors that say why not. */
+/** POST /v1/users: what each member of the body may hold (docs/api.md §3), and the errors that say why not. */
 
 let server: TestServer;
 let sandboxKey: string;

@@ -12,7 +12,7 @@ const iso = (text: string, zone: string) => {
   return ms === null ? null : new Date(ms).toISOString();
 };
 
-describe("local catalog times read in the venue's zone (contract §5)", () => {
+describe("local catalog times read in the venue's zone (docs/api.md §5)", () => {
   test("an ordinary time takes the zone's offset", () => {
     expect(iso("2025-07-04T20:00:00", "America/New_York")).toBe("2025-07-05T00:00:00.000Z");
     expect(iso("2025-01-15T20:00:00", "Europe/Paris")).toBe("2025-01-15T19:00:00.000Z");

@@ -208,7 +208,7 @@ describe("rate limits in Redis", () => {
     const key = subject("acme", "sandbox");
     const decisions = [];
     for (let i = 0; i < 20; i += 1) decisions.push(await limits.admit(key, "write"));
-    // Contract §10's guarantee still holds for this instance: one write a window.
+    // The guarantee of docs/api.md §10 still holds for this instance: one write a window.
     expect(decisions.map((d) => d.admitted)).toEqual([true, ...Array(19).fill(false)]);
     expect(decisions[1]).toMatchObject({ admitted: false, retryAfterSeconds: 60 });
     expect(await limits.report("acme")).toMatchObject({ enabled: true, store: "redis", degraded: true });

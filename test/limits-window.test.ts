@@ -6,7 +6,7 @@ import { RedisWindowLimiter } from "../src/limits/redisWindow.ts";
 import { flushRedisPrefix, TEST_REDIS_URL, uniqueRedisPrefix } from "./support/redis.ts";
 
 /**
- * The sliding-window log, checked against a brute-force model of contract §10 with an injected clock, for
+ * The sliding-window log, checked against a brute-force model of docs/api.md §10 with an injected clock, for
  * both stores: the same properties must hold in process and in Redis.
  */
 

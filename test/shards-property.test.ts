@@ -65,7 +65,7 @@ type Scored = { candidate: Candidate; score: number; gap: number; distance: numb
 
 /**
  * Every candidate of a capture with its score, by a different route than the reference matcher: all
- * candidates listed, then sorted by the documented key (docs/api.md, Matching).
+ * candidates listed, then sorted by the documented key (docs/api.md §5).
  */
 function candidatesOf(catalog: Catalog, settings: MatchSettings, query: MatchQuery): Scored[] {
   const minute = 60_000;

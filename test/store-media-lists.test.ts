@@ -22,7 +22,7 @@ async function listsOf(store: Store, userId: string): Promise<Record<number, Sto
   return Object.fromEntries(rows.map((row) => [row.event_id, JSON.parse(row.media_json ?? "[]")]));
 }
 
-/** The lists as spec §2.6 and contract §7 describe them, worked out here from the media rows. */
+/** The lists as docs/api.md §4 and §7 describe them, worked out here from the media rows. */
 async function expectedListsOf(store: Store, userId: string): Promise<Record<number, StoredItem[]>> {
   const rows = await store.rows<{
     media_id: string;

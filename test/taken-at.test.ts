@@ -1,4 +1,4 @@
-/** `taken_at` parsing (contract §1 and §4) against Temporal, the reference it replaced. */
+/** `taken_at` parsing (docs/api.md §4 and §13) against Temporal, the reference it replaced. */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { parseTakenAt, utcText } from "../src/http/mediaItems.ts";
@@ -90,7 +90,7 @@ describe("parseTakenAt", () => {
     fc.assert(fc.property(mangled, agreesWithTemporal), { numRuns: 20_000 });
   });
 
-  test("the edges the contract names", () => {
+  test("the edges docs/api.md §13 names", () => {
     const leapDay = parseTakenAt("2024-02-29T12:00:00Z");
     expect(leapDay ? utcText(leapDay) : null).toBe("2024-02-29T12:00:00Z");
     expect(parseTakenAt("2023-02-29T12:00:00Z")).toBeNull();

@@ -17,7 +17,7 @@ export type MixedInput = {
 };
 
 /**
- * The share of each session type (spec §4.8): most app launches only read the history; some run the
+ * The share of each session type (docs/api.md §6): most app launches only read the history; some run the
  * narrow incremental scan of a synced user (one batch); a few run a new user's full scan (several).
  */
 export const SESSION_MIX = { launch: 0.5, incremental: 0.4, fullScan: 0.1 } as const;
@@ -36,7 +36,7 @@ function post(kind: "users" | "sync", path: string, body: unknown): PlannedReque
 }
 
 /**
- * A session of spec §4.8: read stats at launch (has_synced decides the scan), ensure the user exists,
+ * A session of the partner flow (docs/api.md §6): read stats at launch (has_synced decides the scan), ensure the user exists,
  * send the scan's batches, close it with sync-complete and an honest photos_processed, show the history.
  */
 function session(user: MixedUser, batches: readonly Batch[]): PlannedRequest[] {

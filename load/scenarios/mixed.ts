@@ -7,7 +7,7 @@ import { measure, prepareTraffic, type Scenario } from "./common.ts";
 /** Sessions pre-built per run: enough that a run rarely sees the same session twice at once. */
 const SESSIONS = 4_000;
 
-/** The partner flow of spec §4.8 at the read/write mix of SESSION_MIX (load/drive/mixed.ts). */
+/** The partner flow (docs/api.md §6) at the read/write mix of SESSION_MIX (load/drive/mixed.ts). */
 export const mixed: Scenario = async (context) => {
   const { options, target } = context;
   const { plan, userIds } = await prepareTraffic(context);

@@ -34,7 +34,7 @@ export function burstSize(random: Random): number {
 
 /**
  * A capture instant at the event, from half an hour before the start to three hours in, clipped to the
- * match window of contract §5 so that it always matches.
+ * match window of docs/api.md §5 so that it always matches.
  */
 export function timeAtEvent(random: Random, event: IndexEvent, settings: MatchSettings): number {
   const end = event.endsAtMs ?? event.startsAtMs + settings.defaultDurationMinutes * MINUTE_MS;

@@ -12,7 +12,7 @@ import {
 } from "./attendance.ts";
 import type { CatalogSample } from "./sample.ts";
 
-/** A media item exactly as a partner sends it (spec §2.2). */
+/** A media item exactly as a partner sends it (docs/api.md §4). */
 export type MediaItem = {
   id: string;
   taken_at: string;

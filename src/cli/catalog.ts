@@ -12,7 +12,7 @@ import {
   UsageError,
 } from "./command.ts";
 
-/** `catalog import|generate`: the event catalog as JSON Lines (contract §12). */
+/** `catalog import|generate`: the event catalog as JSON Lines (docs/operations.md §3). */
 
 /** Bytes of output gathered before each write: few, large writes keep generation fast. */
 const WRITE_CHUNK = 1 << 20;

@@ -59,7 +59,7 @@ export function parseArguments<T extends Options>(
   return parsed;
 }
 
-/** A partner id argument, refused as a usage error when no partner could ever have it (contract §10). */
+/** A partner id argument, refused as a usage error when no partner could ever have it (docs/api.md §10). */
 export function partnerIdArgument(value: string | undefined): string {
   const id = value ?? "";
   if (!PARTNER_ID.test(id)) {

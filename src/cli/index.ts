@@ -7,7 +7,7 @@ import { keys } from "./keys.ts";
 import { partners } from "./partners.ts";
 
 /**
- * The operator CLI (contract §11): `bun run cli <group> <command> [arguments]`. Exit codes: 0 done,
+ * The operator CLI (docs/operations.md §2): `bun run cli <group> <command> [arguments]`. Exit codes: 0 done,
  * 1 the command failed (bad configuration, unknown partner, bad catalog lines...), 2 wrong usage.
  * It opens the store exactly as the server does: DATABASE_URL, else the embedded database in DATA_DIR.
  */

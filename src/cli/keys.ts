@@ -9,7 +9,7 @@ import {
   UsageError,
 } from "./command.ts";
 
-/** `keys issue|list|revoke`: API keys are shown once at issue; only their hash is stored (contract §10). */
+/** `keys issue|list|revoke`: API keys are shown once at issue; only their hash is stored (docs/operations.md §4). */
 
 const ENVIRONMENTS = ["production", "sandbox"] as const;
 

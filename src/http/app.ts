@@ -44,7 +44,7 @@ export type ResourceDeps = AppDeps & {
 const validationTranslators: Record<string, ValidationTranslator> = { ...userValidation, ...mediaValidation };
 
 /**
- * Turns anything thrown while serving into the contract's envelope. The framework's own failures
+ * Turns anything thrown while serving into the error envelope (docs/api.md §11). The framework's own failures
  * (parse, validation, unknown route) are mapped here too, so no plain-text or 422 answer escapes.
  */
 function toApiError(error: unknown, route: string, method: string, log: Log): ApiError {
@@ -88,7 +88,7 @@ export function createApp(deps: AppDeps) {
   });
   // No normalization: bodies are validated as sent and handed over as sent. The default
   // ("exactMirror") reshapes a body to the schema before validating it, which turns a wrong JSON type
-  // into an empty object or a coerced value instead of a 400 (contract §1); "typebox" validates first
+  // into an empty object or a coerced value instead of a 400 (docs/api.md §1); "typebox" validates first
   // but then copies the body to drop unknown members, which the handlers ignore anyway (openObject).
   return new Elysia({ prefix: "/v1", normalize: false })
     .onRequest(async ({ request }) => {

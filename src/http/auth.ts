@@ -10,14 +10,14 @@ export type Partner = {
 };
 
 /**
- * How long a key lookup is trusted. Contract §10 wants a revocation honoured within 5 seconds on every
+ * How long a key lookup is trusted. docs/api.md §10 wants a revocation honoured within 5 seconds on every
  * instance; 2 seconds keeps well inside that while sparing the database one query per request.
  */
 const CACHE_TTL_MS = 2_000;
 /** Bounds the cache so a flood of distinct bogus keys cannot grow memory without limit. */
 const CACHE_MAX_ENTRIES = 10_000;
 
-/** One answer for every kind of bad key (contract §2 step 3): the response tells an attacker nothing. */
+/** One answer for every kind of bad key (docs/api.md §2 step 3): the response tells an attacker nothing. */
 export const invalidKey = () =>
   new ApiError("invalid_api_key", "The X-PARTNER-API-KEY header is missing or the key is not valid here.");
 

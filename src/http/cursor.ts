@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { HistoryPosition } from "../store/history.ts";
 import { ApiError } from "./errors.ts";
 
-/** Contract §7: a cursor is good for 24 hours after the page that issued it. */
+/** docs/api.md §7: a cursor is good for 24 hours after the page that issued it. */
 export const CURSOR_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** Milliseconds since the epoch; injected so expiry can be tested without waiting a day. */

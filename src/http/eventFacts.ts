@@ -16,7 +16,7 @@ export type FactsReader = (
 ) => Promise<{ catalogVersion: string; facts: EventFacts[] }>;
 
 /**
- * The catalog facts of events as the API writes them (an event of spec §2.3 before the user's
+ * The catalog facts of events as the API writes them (an event of docs/api.md §4 before the user's
  * `media_count` and `media`), cached by event id for one catalog version at a time (see
  * `VersionedCache`, whose rules make an import show on the very next answer).
  *

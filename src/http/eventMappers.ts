@@ -4,7 +4,7 @@ import type { AttendedEvent, EventFacts, PerformerDetail, VenueDetail } from "..
 import { JSON_MEDIA_TYPE } from "./errors.ts";
 
 /**
- * Spec §2.4, always with every member (the batch response too, as contract §4 asks). Integers are
+ * The venue of docs/api.md §4, always with every member (the batch response too). Integers are
  * plain TypeBox integers: the framework's `t.Integer` also takes numeric strings and documents itself
  * as a string-or-integer union, which is not what these responses hold.
  */
@@ -18,7 +18,7 @@ export const VenueBody = t.Object({
   longitude: t.Union([t.Number(), t.Null()]),
 });
 
-/** Spec §2.5. */
+/** A performer (docs/api.md §4). */
 export const PerformerBody = t.Object({
   id: Type.Integer(),
   name: t.String(),
@@ -27,7 +27,7 @@ export const PerformerBody = t.Object({
   is_headliner: t.Union([t.Boolean(), t.Null()]),
 });
 
-/** Spec §2.6: `thumbnail_url` is absent when none was submitted, never generated. */
+/** A kept item (docs/api.md §4): `thumbnail_url` is absent when none was submitted, never generated. */
 export const EventMediaBody = t.Object({
   media_id: t.String(),
   taken_at: t.String({ format: "date-time" }),
@@ -35,7 +35,7 @@ export const EventMediaBody = t.Object({
   thumbnail_url: t.Optional(t.String()),
 });
 
-/** Spec §2.3. `media` is absent when the history was asked for with include_media=false. */
+/** An event (docs/api.md §4). `media` is absent when the history was asked for with include_media=false. */
 export const EventBody = t.Object({
   id: Type.Integer(),
   name: t.String(),
@@ -92,7 +92,7 @@ export function eventFactsText(facts: EventFacts): string {
 }
 
 /**
- * The event of spec §2.3 as JSON text: the facts, the user's `media_count`, then `media` exactly when
+ * The event of docs/api.md §4 as JSON text: the facts, the user's `media_count`, then `media` exactly when
  * the attended event carries a list. The list is the wire-format JSON the database keeps (`mediaListJson`
  * in src/store/eventDetails.ts) and goes in as it is: parsing and re-encoding a page's few hundred items
  * was most of the server's time on a history page.
@@ -113,7 +113,7 @@ export function finishedJson<T extends object>(body: T): Response {
 }
 
 /**
- * A 200 body with an `events` member of expanded events (spec §2.3) between the members `before` and
+ * A 200 body with an `events` member of expanded events (docs/api.md §4) between the members `before` and
  * `after`, in the order the route's schema lists them: those encoded as `finishedJson` would, the
  * events as `eventText` wrote them.
  */

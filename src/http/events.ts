@@ -16,7 +16,7 @@ import { openObject } from "./validation.ts";
 const DEFAULT_LIMIT = 25;
 
 /**
- * Query values are matched as text (see `integerText`): the contract wants anything but a plain 1..100
+ * Query values are matched as text (see `integerText`): docs/api.md §7 wants anything but a plain 1..100
  * and `true`/`false` refused.
  */
 const HistoryQuery = openObject({
@@ -54,7 +54,7 @@ type HistoryOutcome = {
 
 /**
  * One page of a user's attended events, newest first; `total` on the first page only. The cursor is
- * judged first (a query rule, contract §2 step 7), then the page statement looks the user up (step 8).
+ * judged first (a query rule, docs/api.md §2 step 7), then the page statement looks the user up (step 8).
  */
 export async function readHistory(
   { store, cursorSecret, eventFacts }: { store: Store; cursorSecret: string; eventFacts: EventFactsCache },

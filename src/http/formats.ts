@@ -3,8 +3,8 @@ import { t } from "elysia";
 import { characterLimitFormat } from "../store/text.ts";
 
 /**
- * What a `user_id` path parameter must look like (contract §2 step 5: "not a UUID" is malformed): the
- * 8-4-4-4-12 hexadecimal form, any case, whatever its version and variant bits. The specification asks
+ * What a `user_id` path parameter must look like (docs/api.md §2 step 5: "not a UUID" is malformed): the
+ * 8-4-4-4-12 hexadecimal form, any case, whatever its version and variant bits. The API asks
  * for the UUID format, not for a version; an id of that form that no user has is a 404, not a 400.
  * The gate (routes.ts) and the schemas' `uuid` format apply this same pattern, so which check runs first
  * cannot change the answer.
@@ -64,9 +64,9 @@ const EMAIL_ADDRESS = new RegExp(String.raw`^[^\s@<>()[\]\\,;:"]+@${LABEL}(?:\.$
 const MAX_EMAIL_CHARACTERS = 254;
 
 /**
- * `local@domain.tld` once trimmed, at most 254 characters counted as code points (contract §3). Judged
- * after trimming, as it is stored: a trailing no-break space once passed as a letter of the last label
- * and was then trimmed away, leaving `a@x.` stored.
+ * `local@domain.tld` once trimmed, at most 254 characters counted as code points (docs/api.md §3). Judged
+ * after trimming, as it is stored: judged before, a trailing no-break space would pass as a letter of the last label
+ * and then be trimmed away, leaving `a@x.` stored.
  */
 function isEmailAddress(value: string): boolean {
   const email = value.trim();

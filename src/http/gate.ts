@@ -56,7 +56,7 @@ export type GateDeps = {
 };
 
 /**
- * Contract §2, in its order, before the framework sees the request: route (404/405), key (401),
+ * docs/api.md §2, in its order, before the framework sees the request: route (404/405), key (401),
  * budget (429), path parameters (400), then Content-Type, size and JSON of the body (415/413/400).
  * The framework's schema validation and the handlers' own rules come after.
  */
@@ -110,7 +110,7 @@ function inCheckedItem(path: JsonPath, policy: RoutePolicy): boolean {
 }
 
 /**
- * Contract §1: a string PostgreSQL would not store as sent (U+0000, an unpaired surrogate), member
+ * docs/api.md §13: a string PostgreSQL would not store as sent (U+0000, an unpaired surrogate), member
  * names included, is malformed input. Every such string is named, as the schema's failures are.
  */
 function rejectMalformedStrings(body: unknown, policy: RoutePolicy): void {

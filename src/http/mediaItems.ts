@@ -1,7 +1,7 @@
 import type { KeptMedia } from "../store/ingest.ts";
 import type { MediaItem } from "./mediaSchema.ts";
 
-/** Contract §4: why an item of a valid batch was not ingested (the batch itself still answers 200). */
+/** docs/api.md §4: why an item of a valid batch was not ingested (the batch itself still answers 200). */
 export type RejectionReason = "missing_taken_at" | "missing_coordinates" | "invalid";
 
 export type Rejection = { id: string; reason: RejectionReason };
@@ -56,7 +56,7 @@ function endOfDigits(text: string, at: number): number {
 
 /**
  * The UTC instant of an RFC 3339 `date-time` (section 5.6), or null when it is not one or not a real
- * date-time (contract §1): `T`, `t` or a space between date and time, an optional fraction of 1 to 9
+ * date-time (docs/api.md §13): `T`, `t` or a space between date and time, an optional fraction of 1 to 9
  * digits, and `Z`/`z` or a numeric offset with a colon; impossible dates (`2024-02-30`), hour 24 and
  * leap second 60 are refused. Read character by character: a regular expression and Temporal each cost
  * more than the rest of an item's classification. A property test holds it to Temporal's answers, on
@@ -132,7 +132,7 @@ export function utcText({ ms, fraction }: TakenAt): string {
 const inRange = (value: number, limit: number) => value >= -limit && value <= limit;
 
 /**
- * Applies contract §4's per-item rules in their order (first that applies): missing_taken_at,
+ * Applies docs/api.md §4's per-item rules in their order (first that applies): missing_taken_at,
  * missing_coordinates, then invalid (taken_at, latitude, longitude, an id seen earlier in the batch).
  * "Seen earlier" counts every earlier item, rejected or not: the id is the deduplication key, and a
  * batch that repeats one is ambiguous about which version the partner meant.

@@ -12,13 +12,13 @@ import {
   type ValidationTranslator,
 } from "./validation.ts";
 
-/** Spec §8: a batch carries 1 to 200 items; more is 413 invalid_batch_size. */
+/** docs/api.md §4: a batch carries 1 to 200 items; more is 413 invalid_batch_size. */
 export const MAX_BATCH_ITEMS = 200;
 
 /**
- * One media item (spec §2.2). Optional members sent as null are dropped before this schema runs
+ * One media item (docs/api.md §4). Optional members sent as null are dropped before this schema runs
  * (see `normalizeItems`), so null reads as absent: a null `taken_at` or coordinate becomes the per-item
- * rejection of contract §4 rather than a request-level type error.
+ * rejection of docs/api.md §4 rather than a request-level type error.
  */
 export const MediaItem = t.Object({
   id: limitedString(255, { minLength: 1, description: "At most 255 characters (Unicode code points)" }),
@@ -46,7 +46,7 @@ const NULLABLE_MEMBERS = Object.keys(MediaItem.properties).filter((name) => name
 
 /**
  * Every failing member of one item, each once: schema failures in schema order, then members holding
- * a malformed string (a `type` failure, contract §1), looked for only when the body's text could hold
+ * a malformed string (a `type` failure, docs/api.md §13), looked for only when the body's text could hold
  * one. A non-object item is one issue.
  */
 function itemIssues(item: unknown, index: number, mayHoldMalformed: boolean): Issue[] {
@@ -76,7 +76,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /**
  * A JSON number beyond the range of a double (`1e400`) parses as an infinity, which no schema takes for
  * a number. A coordinate that large is simply out of range, like `1e300`: a per-item `invalid`
- * (contract §4), not a request-level type error, so it becomes the largest finite number of its sign.
+ * (docs/api.md §4), not a request-level type error, so it becomes the largest finite number of its sign.
  */
 const COORDINATES = ["latitude", "longitude"] as const;
 
@@ -99,7 +99,7 @@ function normalizeItems(items: unknown[]): void {
   }
 }
 
-/** Contract §4: the offending items of a batch, every one of them, as `{index, field, reason}`. */
+/** docs/api.md §4: the offending items of a batch, every one of them, as `{index, field, reason}`. */
 const translateMediaIssues: ValidationTranslator = (issues, location) => {
   const items = issues.filter((i) => i.path[0] === "media" && typeof i.path[1] === "number");
   if (items.length === 0) return invalidRequest(issues, location);
@@ -117,9 +117,9 @@ export const mediaValidation: Record<string, ValidationTranslator> = {
 };
 
 /**
- * Runs before the framework's schema validation, in the contract's order: the batch size first (so an
+ * Runs before the framework's schema validation, in the order of docs/api.md §2: the batch size first (so an
  * oversized batch is 413 whatever its items hold), then every item. Items are checked here rather than
- * left to the framework because its error list stops after 64 entries and the contract wants all of them.
+ * left to the framework because its error list stops after 64 entries and docs/api.md §4 lists all of them.
  * A body whose `media` is not an array is left to the schema (400 invalid_request). Malformed strings
  * inside items are this check's too (the gate left them here, see `RoutePolicy.itemsChecked`), so a
  * batch of 201 items is 413 whatever they hold, and every offending item is listed.

@@ -26,7 +26,7 @@ const Health = t.Object({
 
 /**
  * `/ping`, `/health` and the OpenAPI document: the routes that touch no user data. The document needs a
- * key like every endpoint but `/ping` (spec §4, §5.8), and spends no budget.
+ * key like every endpoint but `/ping` (docs/api.md §12), and spends no budget.
  */
 export function operationalResource({ limits }: AppDeps) {
   return new Elysia({ name: "operational" })

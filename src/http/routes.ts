@@ -1,7 +1,7 @@
 import type { Budget } from "../limits/index.ts";
 import { POSITIVE_INTEGER, UUID } from "./formats.ts";
 
-/** What the gate enforces for a route before the framework parses anything (contract §2). */
+/** What the gate enforces for a route before the framework parses anything (docs/api.md §2). */
 export type RoutePolicy = {
   /** Whether X-PARTNER-API-KEY is required. */
   auth: boolean;
@@ -9,7 +9,7 @@ export type RoutePolicy = {
   budget: Budget | null;
   /**
    * The body member whose array items the route checks itself, malformed strings included, so that
-   * every offending item is reported together and after the batch size (contract §4, spec §4.2).
+   * every offending item is reported together and after the batch size (docs/api.md §4).
    */
   itemsChecked?: string;
 };
@@ -32,7 +32,7 @@ export const routePolicies: Record<string, RoutePolicy> = {
 };
 
 /**
- * Path parameters the gate validates (contract §2 step 5). Any positive integer is a well-formed event
+ * Path parameters the gate validates (docs/api.md §2 step 5). Any positive integer is a well-formed event
  * id, however large: one past the catalog's id range names no event, which is a 404 after the user
  * lookup, not a malformed path.
  */

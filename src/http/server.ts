@@ -7,7 +7,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * No runtime limit of its own, so that every 413 is ours, with the envelope and after the key check
- * (contract §2), however large the upload: the body reader refuses a declared length over the 2 MiB
+ * (docs/api.md §2), however large the upload: the body reader refuses a declared length over the 2 MiB
  * cap before reading any of it, and stops reading a chunked body as soon as it crosses the cap.
  */
 const RUNTIME_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
@@ -42,7 +42,7 @@ function routable(request: Request): Request {
  * How long a request may take before it is answered 500 internal_error anyway. Under the runtime's
  * 10 s idle timeout, which otherwise closes the connection of a request waiting on a database that
  * stopped answering, with no response at all. The work itself is not stopped: a write may still be
- * applied when the database comes back, which spec §7 makes harmless (every call is safe to retry).
+ * applied when the database comes back, which docs/api.md §1 makes harmless (every call is safe to retry).
  */
 export const REQUEST_DEADLINE_MS = 8000;
 

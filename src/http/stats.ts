@@ -137,7 +137,7 @@ export function statsResource(deps: ResourceDeps) {
       const { partnerId } = partnerOf(request);
       const top = query.top === undefined ? DEFAULT_TOP : Number(query.top);
       const stats = await readStats(deps, { partnerId, userId: params.user_id }, top);
-      // The statement is the user lookup too (contract §2 step 8 still comes after the query passed).
+      // The statement is the user lookup too (docs/api.md §2 step 8 still comes after the query passed).
       if (stats === null) throw userNotFound();
       return finishedJson(statsOf(stats));
     },

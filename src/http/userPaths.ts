@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { POSITIVE_INTEGER } from "./formats.ts";
 
-/** Path parameters of user-scoped routes. The gate already refused malformed ones (contract §2 step 5). */
+/** Path parameters of user-scoped routes. The gate already refused malformed ones (docs/api.md §2 step 5). */
 export const UserPath = t.Object({ user_id: t.String({ format: "uuid" }) });
 
 /**

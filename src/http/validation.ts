@@ -7,7 +7,7 @@ import { isOutOfRangeInteger } from "./formats.ts";
 
 /**
  * The schema of what a request sends: its JSON body or its query string. Unknown members are allowed
- * through (contract §1: ignored; a query's cache-busting `_=` as well) and left where they are: the
+ * through (docs/api.md §1: ignored; a query's cache-busting `_=` as well) and left where they are: the
  * handlers read the members they know, field by field, so nothing unknown reaches the store or a
  * response. Said explicitly because the framework otherwise closes the top-level object. With the
  * app's `normalize: false` it then neither copies the input nor deletes members from it, which on
@@ -17,7 +17,7 @@ export function openObject<T extends TProperties>(properties: T) {
   return t.Object(properties, { additionalProperties: true });
 }
 
-/** Why a field failed, in the closed vocabulary of contract §4 (`details.items[].reason`). */
+/** Why a field failed, in the closed vocabulary of docs/api.md §4 (`details.items[].reason`). */
 export type IssueReason = "required" | "type" | "max_length" | "enum" | "range";
 
 /** One schema failure, with its JSON path split into segments (`/media/3/id` -> ["media", 3, "id"]). */

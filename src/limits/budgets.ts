@@ -1,6 +1,6 @@
 import type { Environment } from "../config.ts";
 
-/** The three independent budgets of specification §8. */
+/** The three independent budgets of docs/api.md §10. */
 export type Budget = "ingest" | "read" | "write";
 
 /** Who spends a budget: one API key (so sandbox and production keys never share a budget). */
@@ -14,7 +14,7 @@ export type Admission =
   | { admitted: true; headers: Record<string, string> }
   | { admitted: false; retryAfterSeconds: number; headers: Record<string, string> };
 
-/** What `/health` reports (specification §4.7). */
+/** What `/health` reports (docs/api.md §12). */
 export type RateLimitReport = {
   enabled: boolean;
   window_seconds: number;

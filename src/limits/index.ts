@@ -60,7 +60,7 @@ function stateHeaders(
   };
 }
 
-/** Whole seconds, rounded up, never 0: waiting this long is always enough (contract §10, Retry-After >= 1). */
+/** Whole seconds, rounded up, never 0: waiting this long is always enough (docs/api.md §10, Retry-After >= 1). */
 function wholeSecondsAfter(milliseconds: number): number {
   return Math.max(1, Math.ceil(milliseconds / 1000));
 }

@@ -1,6 +1,6 @@
 /**
  * The boundary between the partner API and the matching engine. The API hands over validated items and
- * gets back, for each one in the same order, the best candidate event of docs/api.md (Matching) or null.
+ * gets back, for each one in the same order, the best candidate event of docs/api.md §5 or null.
  */
 
 export type MatchQuery = {
@@ -23,7 +23,7 @@ export interface Matcher {
   close(): Promise<void>;
 }
 
-/** The match window settings of docs/api.md, Matching (MATCH_* variables). */
+/** The match window settings of docs/api.md §5 (MATCH_* variables). */
 export type MatchSettings = {
   radiusM: number;
   beforeMinutes: number;

@@ -4,7 +4,7 @@ import type { Candidate, IndexEvent, IndexVenue, Matcher, MatchQuery, MatchSetti
 const MINUTE_MS = 60_000;
 
 /**
- * The matching rule (docs/api.md, Matching) written as plainly as possible: every venue, every event,
+ * The matching rule (docs/api.md §5) written as plainly as possible: every venue, every event,
  * no index. It is the oracle the sharded engine is tested against, so it favours being obviously right
  * over being fast.
  *

@@ -24,7 +24,7 @@ const RAD = Math.PI / 180;
 export const UNREACHABLE = -1;
 
 /**
- * The matching rule (docs/api.md, Matching) over one index generation. Runs on the main thread
+ * The matching rule (docs/api.md §5) over one index generation. Runs on the main thread
  * (WORKERS=0, and for routing) and in every worker, over the same shared arrays.
  */
 export class IndexReader {

@@ -125,12 +125,12 @@ export async function readVenuesAndPerformers(
 }
 
 /**
- * One kept item as the API shows it (spec §2.6): `{media_id, taken_at, media_type[, thumbnail_url]}`
+ * One kept item as the API shows it (docs/api.md §4): `{media_id, taken_at, media_type[, thumbnail_url]}`
  * as JSON text, from the media row `m`. Built by concatenation, not json_build_object: lists are stored
  * (`user_event_media`), and the function's `" : "` separators would make every item a sixth longer.
  * Strings go through to_json, which escapes them as JSON requires; media_type is one of two constrained
  * words and needs no escaping. `taken_at` is the UTC wall time with its microseconds cut to milliseconds
- * (to_char's MS truncates): the contract's `2026-11-21T08:41:00.000Z`, years within 1900..9999.
+ * (to_char's MS truncates): docs/api.md §1's `2026-11-21T08:41:00.000Z`, years within 1900..9999.
  * drizzle/0006_user_event_media.sql writes the same text for databases from before stored lists.
  */
 export function storedItemJson(m: SQL): SQL {
@@ -142,7 +142,7 @@ export function storedItemJson(m: SQL): SQL {
 }
 
 /**
- * The media list of one history row as the API shows it (spec §2.6, contract §7): the items' JSON
+ * The media list of one history row as the API shows it (docs/api.md §4, §7): the items' JSON
  * (`storedItemJson`) as an array, oldest capture first, the id breaking ties in code-point order
  * (collate "C") whatever the database's collation, so two databases never answer in different orders.
  * `items` is a relation with the columns item_json, taken_at and media_id.

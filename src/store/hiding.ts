@@ -3,7 +3,7 @@ import type { Store } from "./db.ts";
 import { userEvents } from "./schema/index.ts";
 
 /**
- * Hides or unhides an event in a user's history (contract §8). Idempotent: setting the flag it already
+ * Hides or unhides an event in a user's history (docs/api.md §8). Idempotent: setting the flag it already
  * has is a success. Only an event the user has kept media at can be hidden; returns false otherwise.
  * The flag lives on the user's event row, so it survives later batches matching the event again.
  */

@@ -4,7 +4,7 @@ import type { Store } from "./db.ts";
 import { apiKeys, partners } from "./schema/index.ts";
 
 /**
- * Partners and their API keys (contract §10). A key is `<partner_id>-<secret>`; the secret is 32 random
+ * Partners and their API keys (docs/api.md §10). A key is `<partner_id>-<secret>`; the secret is 32 random
  * bytes, so a plain SHA-256 of the whole key is safe to store and to look up by: there is nothing to
  * guess that a salt or a slow hash would protect. The key itself is returned once, at issue.
  */

@@ -40,7 +40,7 @@ type StatsRow = {
 /**
  * One statement, so every figure comes from the same snapshot and the answer is one round trip: the
  * partner's user row (no row for a user the partner does not have), the catalog version, the user's
- * visible events (contract §9: licensed, not hidden, with kept media) from user_events, whose copies of
+ * visible events (docs/api.md §9: licensed, not hidden, with kept media) from user_events, whose copies of
  * each event's start, local start, venue and licence make that one index range over the user's own
  * rows, each with its billing from one index-only probe, and the names of the first and latest event.
  * The cost follows the user's event count, never the size of the catalog or of the media table.

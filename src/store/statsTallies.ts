@@ -22,7 +22,7 @@ type YearTally = { year: number; eventsCount: number };
 type CategoryTally = { category: string; eventsCount: number };
 
 /**
- * Statistics over a user's visible events (contract §9): licensed, not hidden, with kept media; and the
+ * Statistics over a user's visible events (docs/api.md §9): licensed, not hidden, with kept media; and the
  * user's sync state, read in the same snapshot.
  */
 export type UserStats = {
@@ -88,7 +88,7 @@ type StatsCatalog = {
 };
 
 /**
- * The figures of contract §9 from the user's visible events (`rows`) and their venues and performers
+ * The figures of docs/api.md §9 from the user's visible events (`rows`) and their venues and performers
  * (`catalog`; every one exists, as the catalog keeps what user_events and event_performers reference).
  * Each top list is most events first, ties by id (performers, venues) or by name in code-point order
  * (cities, then region and country, nulls first; categories); `categories` lists every category, each

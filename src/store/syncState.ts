@@ -5,7 +5,7 @@ import { users } from "./schema/index.ts";
 export type SyncState = { hasSynced: boolean; lastSyncAt: Date };
 
 /**
- * Closes a library scan (contract §6) in one atomic statement, so concurrent batches and calls never
+ * Closes a library scan (docs/api.md §6) in one atomic statement, so concurrent batches and calls never
  * lose an update: `has_synced` only ever turns true (from a positive count, or, when the count is
  * omitted, from items received since the previous close); `last_sync_at` is a high-water mark that
  * every call advances; and the received flag is reset so the next scan starts from nothing. Null when
@@ -23,7 +23,7 @@ export async function completeSync(
     .update(users)
     .set({
       hasSynced: sql`${users.hasSynced} or ${scanFoundMedia}`,
-      // Spec §4.3: a second call advances last_sync_at again, so the mark moves past the stored one
+      // docs/api.md §6: a second call advances last_sync_at again, so the mark moves past the stored one
       // by at least the millisecond a response shows, even for two calls within one millisecond.
       lastSyncAt: sql`greatest(now(), date_trunc('milliseconds', ${users.lastSyncAt}) + interval '1 millisecond')`,
       receivedSinceSync: false,

@@ -4,7 +4,7 @@ import { type UserAddress, users } from "./schema/index.ts";
 
 export type UserRow = typeof users.$inferSelect;
 
-/** A user as seen by one partner: another partner's user is indistinguishable from none (contract §2). */
+/** A user as seen by one partner: another partner's user is indistinguishable from none (docs/api.md §2). */
 export async function findUserForPartner(
   store: Store,
   partnerId: string,
@@ -34,7 +34,7 @@ export type CreatedUser = { id: string; createdAt: Date; created: boolean };
 const created = { id: users.id, createdAt: users.createdAt };
 
 /**
- * The idempotency key of creation (contract §3): the trimmed email, lowercased, in Unicode
+ * The idempotency key of creation (docs/api.md §3): the trimmed email, lowercased, in Unicode
  * normalization form C, so an address typed with a composed `ü` and one with `u` and a combining
  * diaeresis are one user.
  */
@@ -56,7 +56,7 @@ async function findByEmailKey(store: Store, partnerId: string, emailKey: string)
  * Race-free without locks or retries on errors: the first insert arbitrates on every unique index, so
  * a concurrent insert of the same email or the same phone makes it a no-op instead of a failure (it
  * waits for the other transaction, then sees its row). A no-op that was not about the email can only
- * have been the phone, which is then dropped (spec §2.1: a taken phone never fails the call), and the
+ * have been the phone, which is then dropped (docs/api.md §3: a taken phone never fails the call), and the
  * second insert arbitrates on the email alone.
  */
 export async function createUser(store: Store, partnerId: string, input: NewUser): Promise<CreatedUser> {

@@ -1,4 +1,4 @@
-/** A request that is valid on its route, given a user id: the base the contract tests then break. */
+/** A request that is valid on its route, given a user id: the base the API tests then break. */
 export type RouteCall = { method: "GET" | "POST"; path: string; body?: unknown };
 
 export const aMediaBatch = {
@@ -27,7 +27,7 @@ export function keyedRoutes(userId: string): RouteCall[] {
   ];
 }
 
-/** The routes with a request body (contract §2 steps 6 and 7 apply to them). */
+/** The routes with a request body (docs/api.md §2 steps 6 and 7 apply to them). */
 export const postRoutes = (userId: string): RouteCall[] =>
   keyedRoutes(userId).filter((route) => route.method === "POST");
 

@@ -84,7 +84,7 @@ export async function startTestServer(
     DATABASE_URL: database.url,
     PORT: "0",
   });
-  // The server's own sharded engine, with SHARDS and WORKERS as the test run sets them (contract tests
+  // The server's own sharded engine, with SHARDS and WORKERS as the test run sets them (API tests
   // run under several settings in CI: the answers must not depend on them).
   const engine = await createMatchingEngine(storeCatalogSource(database.store), {
     settings: config.match,

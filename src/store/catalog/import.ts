@@ -15,7 +15,7 @@ import {
 import { type CatalogTransaction, withCatalogTransaction } from "./transaction.ts";
 
 /**
- * Imports a JSON Lines catalog (contract §12) in one transaction. Every line is validated; events are
+ * Imports a JSON Lines catalog (docs/operations.md §3) in one transaction. Every line is validated; events are
  * merged in chunks while later lines are still being parsed (PostgreSQL works on one chunk while this
  * process parses the next), and if any line is bad the transaction rolls back, leaving the catalog as it
  * was. Running servers see the new catalog, and a bumped `catalog_state.version`, at commit.

@@ -1,11 +1,11 @@
 /**
  * Catalog times are wall-clock times at the venue (`YYYY-MM-DDTHH:MM:SS`, no offset). Matching needs
- * instants, so each one is read in the venue's IANA zone with the rules of contract §5: a time that falls
+ * instants, so each one is read in the venue's IANA zone with the rules of docs/api.md §5: a time that falls
  * in a DST gap moves forward by the length of the gap, and one that occurs twice in an overlap takes the
  * earlier instant. Temporal's "compatible" disambiguation is exactly that rule.
  */
 
-/** The years a catalog time may fall in; the same bounds the API applies to `taken_at` (contract §1). */
+/** The years a catalog time may fall in; the same bounds the API applies to `taken_at` (docs/api.md §13). */
 const MIN_YEAR = 1900;
 const MAX_YEAR = 9999;
 
@@ -136,7 +136,7 @@ type ZoneOffsets = { months: Map<number, number | null>; days: Map<number, numbe
 const offsetsByZone = new Map<string, ZoneOffsets>();
 
 /**
- * The instant (epoch milliseconds) of a valid local time in a valid zone, with the contract §5 rules.
+ * The instant (epoch milliseconds) of a valid local time in a valid zone, with the rules of docs/api.md §5.
  * Temporal is exact but costs microseconds per call once many zones are in play, and an import makes
  * millions of calls. So the offset is cached per zone and month when no transition comes near that
  * month, per day inside months that have one, and only times within two days of a transition go

@@ -248,7 +248,7 @@ export async function recomputeInstants(tx: CatalogTransaction, venueIds: readon
 
 /**
  * user_events keeps copies of each event's start, local start, venue and licence (the history's sort
- * key and cursor position, contract §7, and what visibility and the stats read). An import that
+ * key and cursor position, docs/api.md §7, and what visibility and the stats read). An import that
  * rewrites an existing event, or rezones its venue, moves those copies in the same transaction, or a
  * history would sort the event by its old start and the stats count it at its old venue. user_events
  * has no index led by the event (batches would pay for it on every write), so this reads user_events

@@ -3,7 +3,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { characterLimitFormat, mayHoldUnstorableString, unstorableStringPaths } from "../text.ts";
 
 /**
- * The three record types of a catalog file (contract §12), one JSON object a line. Each field carries a
+ * The three record types of a catalog file (docs/operations.md §3), one JSON object a line. Each field carries a
  * description in an operator's words: a bad line is reported as "field: expected <description>".
  * Unknown fields are ignored, so a catalog producer can add fields before rollcall knows them.
  */

@@ -14,7 +14,7 @@ import {
 import { events } from "./catalog.ts";
 import { users } from "./users.ts";
 
-/** Media items that matched an event. Items that match nothing are never stored (spec §3 rule 3). */
+/** Media items that matched an event. Items that match nothing are never stored (docs/api.md §4). */
 export const media = pgTable(
   "media",
   {
@@ -79,7 +79,7 @@ export const userEvents = pgTable(
     startsAtLocal: text("starts_at_local").notNull(),
     /** Copy of the event's venue: the stats' venue and city tallies. */
     venueId: integer("venue_id").notNull(),
-    /** Copy of the event's licence: only licensed events are visible (contract §7). */
+    /** Copy of the event's licence: only licensed events are visible (docs/api.md §7). */
     licensed: boolean("licensed").notNull(),
     mediaCount: integer("media_count").notNull().default(0),
     photoCount: integer("photo_count").notNull().default(0),
@@ -98,7 +98,7 @@ export const userEvents = pgTable(
 );
 
 /**
- * The media list of each history row, kept rendered in the wire format of spec §2.6 (a JSON array,
+ * The media list of each history row, kept rendered in the wire format of docs/api.md §4 (a JSON array,
  * oldest capture first), so a history page or a batch response copies one text per event instead of
  * building an object for each of its items: building them was half of a page's database time and most
  * of the server's (measured at 10M kept items, about 240 items a page). The batch that changes a user's

@@ -4,7 +4,7 @@ import { Random } from "./random.ts";
 import { Schedule } from "./schedule.ts";
 
 /**
- * A deterministic synthetic catalog in the import format (contract §12): all venues, then all
+ * A deterministic synthetic catalog in the import format (docs/operations.md §3): all venues, then all
  * performers, then the events, one JSON line each. The same options always yield the same lines.
  */
 
