@@ -141,7 +141,7 @@ function defaultWorkers(): number {
 /**
  * The default number of connections for history pages and stats: one per core, at least two. These
  * reads keep PostgreSQL busy for as long as they hold a connection, so past about one per core more of
- * them at once only compete with the server for the CPU and widen the tail (measured in the README's
+ * them at once only compete with the server for the CPU and widen the tail (measured in docs/performance.md §4,
  * pool-size table); batches, which mostly wait on the commit's flush, keep the larger main pool.
  */
 function defaultReadPoolSize(): number {
@@ -215,7 +215,7 @@ export function testDatabaseUrl(): string {
 }
 
 /**
- * SHARDS and WORKERS as a test run sets them, for the in-process test servers: CI runs the contract
+ * SHARDS and WORKERS as a test run sets them, for the in-process test servers: CI runs the API
  * tests under several engine settings, and the answers must be the same under each.
  */
 export function testEngineEnv(): Record<string, string> {

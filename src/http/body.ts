@@ -1,7 +1,7 @@
 import { mayHoldUnstorableString, nestsDeeperThan } from "../store/text.ts";
 import { ApiError } from "./errors.ts";
 
-/** Contract §1: request bodies over 2 MiB are refused with 413 payload_too_large. */
+/** docs/api.md §1: request bodies over 2 MiB are refused with 413 payload_too_large. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 const tooLarge = () =>
@@ -9,7 +9,7 @@ const tooLarge = () =>
 
 /**
  * `application/json`, any case, optionally with parameters such as `charset=utf-8`. A charset other
- * than UTF-8 names bytes this service would misread (JSON in and out is UTF-8, contract §1), and so
+ * than UTF-8 names bytes this service would misread (JSON in and out is UTF-8, docs/api.md §1), and so
  * does a Content-Encoding (gzip, say): both are refused rather than decoded as something else.
  */
 function isUtf8Json(contentType: string | null, contentEncoding: string | null): boolean {
@@ -63,7 +63,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * How deep a body may nest arrays and objects. The deepest request of the API is three levels (a
- * batch, its array, an item); the rest is room for unknown members (contract §1 ignores them).
+ * batch, its array, an item); the rest is room for unknown members (docs/api.md §1 ignores them).
  */
 export const MAX_NESTING = 32;
 
@@ -71,13 +71,13 @@ export const MAX_NESTING = 32;
 export type JsonBody = { value: unknown; mayHoldMalformed: boolean };
 
 /**
- * Contract §2 steps 6 and 7 in their order: a non-empty body must be JSON by Content-Type (415), fit
+ * docs/api.md §2 steps 6 and 7 in their order: a non-empty body must be JSON by Content-Type (415), fit
  * the cap (413), be valid UTF-8 and parse (400), nesting at most MAX_NESTING levels (400). An empty body
  * counts as `{}`. A declared length is judged before reading, so an oversized upload is refused
  * without being received.
  *
  * A string PostgreSQL would not store as sent (U+0000, an unpaired surrogate) is malformed input
- * (contract §1); `mayHoldMalformed` says whether the text could hold one at all (see store/text.ts).
+ * (docs/api.md §13); `mayHoldMalformed` says whether the text could hold one at all (see store/text.ts).
  */
 export async function readJsonBody(request: Request): Promise<JsonBody> {
   const json = isUtf8Json(request.headers.get("content-type"), request.headers.get("content-encoding"));

@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 
 /**
- * Every error code a partner can see: the specification's table (§7) plus the contract's additions
+ * Every error code a partner can see (docs/api.md §11): the specification's table plus its additions
  * (payload_too_large, event_not_found). Closed on purpose: adding a code means adding its status below.
  */
 export type ErrorCode =

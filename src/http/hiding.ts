@@ -21,7 +21,7 @@ const options = (summary: string) => ({
   detail: { summary, tags: ["events"] },
 });
 
-/** Contract §8: hide or unhide one event of a user's history; idempotent. */
+/** docs/api.md §8: hide or unhide one event of a user's history; idempotent. */
 export function hidingResource({ store }: AppDeps) {
   async function setHidden(request: Request, userId: string, eventIdParam: string, hidden: boolean) {
     const { partnerId } = partnerOf(request);

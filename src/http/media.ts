@@ -51,7 +51,7 @@ type BatchOutcome = {
   lastSyncAt: Date;
 };
 
-/** Spec §4.2 rule 2: only a licensed best candidate is a match; an unlicensed one still names its venue. */
+/** docs/api.md §4: only a licensed best candidate is a match; an unlicensed one still names its venue. */
 function matchOf(item: AcceptedItem, candidate: Candidate | null): MatchBody {
   const matched = candidate?.licensed === true;
   return {
@@ -113,7 +113,7 @@ export async function ingestMediaBatch(
     { ...user, acceptedIds: accepted.map((a) => a.id), kept },
     eventIds.length === 0 ? undefined : attendedEventsQuery(user.userId, eventIds),
   );
-  // The write is the user lookup too (contract §2 step 8 still comes after the body passed).
+  // The write is the user lookup too (docs/api.md §2 step 8 still comes after the body passed).
   if (written === null) throw userNotFound();
   const { lastSyncAt, rows } = written;
   const version = rows[0]?.catalog_version;

@@ -9,7 +9,7 @@ import { JSON_BODY, UserPath } from "./userPaths.ts";
 import { openObject } from "./validation.ts";
 
 /**
- * Contract §6: `photos_processed`, when sent, must be an integer >= 0. Null is not an integer, so it is
+ * docs/api.md §6: `photos_processed`, when sent, must be an integer >= 0. Null is not an integer, so it is
  * refused like any other wrong type rather than read as "omitted".
  */
 const SyncCompleteBody = openObject({
@@ -37,7 +37,7 @@ export function syncResource({ store }: AppDeps) {
     async ({ request, params, body }) => {
       const { partnerId } = partnerOf(request);
       const state = await completeSync(store, partnerId, params.user_id, body.photos_processed ?? null);
-      // The update is the user lookup too (contract §2 step 8 still comes after the body passed).
+      // The update is the user lookup too (docs/api.md §2 step 8 still comes after the body passed).
       if (state === null) throw userNotFound();
       return syncStateOf(state);
     },

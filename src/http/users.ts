@@ -39,7 +39,7 @@ const UserCreated = t.Object({
 });
 
 /**
- * Contract §3: any problem with the email, whatever else is wrong, is invalid_email; a body that is not
+ * docs/api.md §3: any problem with the email, whatever else is wrong, is invalid_email; a body that is not
  * an object at all is invalid_request.
  */
 export const userValidation: Record<string, ValidationTranslator> = {

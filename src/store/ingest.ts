@@ -3,7 +3,7 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
 import { mediaListJson, storedItemJson } from "./eventDetails.ts";
 
-/** A media item that matched a licensed event: the only kind of item the service keeps (spec §3 rule 3). */
+/** A media item that matched a licensed event: the only kind of item the service keeps (docs/api.md §4). */
 export type KeptMedia = {
   mediaId: string;
   eventId: number;
