@@ -26,6 +26,21 @@ const unsupported = () =>
   );
 
 /**
+ * How long a client may take to send its whole body. A partner backend sends 2 MiB in well under a
+ * second; a client that stops sending is answered 408 before the request deadline (8 s) would blame
+ * the service with a 500, and its connection is closed, since the rest of its body may still arrive.
+ */
+export const BODY_TIMEOUT_MS = 5000;
+
+const tooSlow = () =>
+  new ApiError(
+    "request_timeout",
+    `The request body did not arrive within ${BODY_TIMEOUT_MS / 1000} s; send it again in one go.`,
+    null,
+    { connection: "close" },
+  );
+
+/**
  * Reads a body without ever holding more than the cap: a chunked body is cut off as soon as it
  * crosses the cap. `overflow` says which error a body over the cap deserves.
  */
@@ -44,18 +59,26 @@ async function readCapped(request: Request, overflow: () => ApiError): Promise<U
 /**
  * The body's bytes. With a declared length the server reads exactly that many bytes, already judged
  * against the cap: one native read. Without one (chunked), the stream is read piece by piece and cut
- * off at the cap. A read that fails is a client that stopped sending or went away (the runtime drops a
- * request idle for 10 s): a bad request, not a failure of the service's, whether or not anyone is
+ * off at the cap. A body that has not arrived within BODY_TIMEOUT_MS is a 408; a read that fails is a
+ * client that went away: a bad request, not a failure of the service's, whether or not anyone is
  * still there to read the answer.
  */
 async function receive(request: Request, declared: number, json: boolean): Promise<Uint8Array> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(tooSlow()), BODY_TIMEOUT_MS);
+  });
   try {
-    return declared > 0
-      ? new Uint8Array(await request.arrayBuffer())
-      : await readCapped(request, json ? tooLarge : unsupported);
+    const read =
+      declared > 0
+        ? request.arrayBuffer().then((buffer) => new Uint8Array(buffer))
+        : readCapped(request, json ? tooLarge : unsupported);
+    return await Promise.race([read, stalled]);
   } catch (error) {
     if (error instanceof ApiError) throw error;
     throw new ApiError("invalid_request", "The request body ended before it was complete.");
+  } finally {
+    clearTimeout(timer);
   }
 }
 

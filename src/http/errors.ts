@@ -2,7 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 
 /**
  * Every error code a partner can see (docs/api.md §11): the specification's table plus its additions
- * (payload_too_large, event_not_found). Closed on purpose: adding a code means adding its status below.
+ * (payload_too_large, request_timeout, event_not_found). Closed on purpose: adding a code means adding its status below.
  */
 export type ErrorCode =
   | "invalid_api_key"
@@ -17,6 +17,7 @@ export type ErrorCode =
   | "internal_error"
   | "unsupported_media_type"
   | "payload_too_large"
+  | "request_timeout"
   | "invalid_request"
   | "not_found"
   | "method_not_allowed";
@@ -34,6 +35,7 @@ export const statusOf = {
   internal_error: 500,
   unsupported_media_type: 415,
   payload_too_large: 413,
+  request_timeout: 408,
   invalid_request: 400,
   not_found: 404,
   method_not_allowed: 405,

@@ -17,7 +17,7 @@ const options = (summary: string) => ({
   params: UserEventPath,
   parse: JSON_BODY,
   body: NoInput,
-  response: { 200: HiddenState, ...errorResponses(400, 401, 404, 405, 413, 415, 429, 500) },
+  response: { 200: HiddenState, ...errorResponses(400, 401, 404, 405, 408, 413, 415, 429, 500) },
   detail: { summary, tags: ["events"] },
 });
 

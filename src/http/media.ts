@@ -154,7 +154,7 @@ export function mediaResource(deps: ResourceDeps) {
       parse: JSON_BODY,
       transform: ({ body, request }) => checkMediaBatch(body, contextOf(request)?.mayHoldMalformed ?? false),
       body: MediaBatchBody,
-      response: { 200: MediaBatchResponse, ...errorResponses(400, 401, 404, 405, 413, 415, 429, 500) },
+      response: { 200: MediaBatchResponse, ...errorResponses(400, 401, 404, 405, 408, 413, 415, 429, 500) },
       detail: {
         summary: "Send a batch of 1 to 200 media items; matched events come back synchronously",
         tags: ["media"],

@@ -45,7 +45,7 @@ export function syncResource({ store }: AppDeps) {
       params: UserPath,
       parse: JSON_BODY,
       body: SyncCompleteBody,
-      response: { 200: SyncStateResponse, ...errorResponses(400, 401, 404, 405, 413, 415, 429, 500) },
+      response: { 200: SyncStateResponse, ...errorResponses(400, 401, 404, 405, 408, 413, 415, 429, 500) },
       detail: { summary: "Mark the end of a completed library scan", tags: ["sync"] },
     },
   );

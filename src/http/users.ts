@@ -96,7 +96,11 @@ export function usersResource({ store }: AppDeps) {
     {
       parse: JSON_BODY,
       body: CreateUserBody,
-      response: { 200: UserCreated, 201: UserCreated, ...errorResponses(400, 401, 405, 413, 415, 429, 500) },
+      response: {
+        200: UserCreated,
+        201: UserCreated,
+        ...errorResponses(400, 401, 405, 408, 413, 415, 429, 500),
+      },
       detail: {
         summary: "Create a user, or return the partner's user with this email (201 created, 200 existing)",
         tags: ["users"],
