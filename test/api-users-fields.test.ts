@@ -130,14 +130,12 @@ describe("POST /v1/users fields", () => {
       { ...ok, first_name: 1 },
       { ...ok, last_name: true },
       { ...ok, partner_user_id: 12 },
-      { ...ok, phone_number: 5551234 },
       { ...ok, address: "1 Main St" },
       { ...ok, address: ["1 Main St"] },
       { ...ok, address: { city: 3 } },
       { ...ok, first_name: "n".repeat(201) },
       { ...ok, last_name: "n".repeat(201) },
       { ...ok, partner_user_id: "p".repeat(256) },
-      { ...ok, phone_number: "5".repeat(33) },
       { ...ok, address: { postal_code: "9".repeat(201) } },
       [ok],
       "fields@example.com",
@@ -149,7 +147,51 @@ describe("POST /v1/users fields", () => {
     }
   });
 
-  test("invalid_request names every failing field and why, a nested one by its path", async () => {
+  test("a phone that is not a string, too long or malformed is not stored and the call succeeds", async () => {
+    const phones: unknown[] = [
+      5551234,
+      true,
+      ["+1 555 0100"],
+      { number: "+1 555 0100" },
+      "5".repeat(33),
+      "\u{1F4DE}".repeat(33),
+      "+1 555\u0000 0100",
+      "+1 555 \ud800",
+      ["\u0000"],
+    ];
+    for (const [i, phone_number] of phones.entries()) {
+      const response = await create({
+        email: `phone-dropped${i}@example.com`,
+        phone_number,
+        first_name: "Ada",
+      });
+      expect([phone_number, response.status]).toEqual([phone_number, 201]);
+      const row = await stored(response.body.user_id);
+      expect([phone_number, row?.phone_number, row?.first_name]).toEqual([phone_number, null, "Ada"]);
+    }
+  });
+
+  test("a phone's 32 characters are code points counted once trimmed", async () => {
+    const emoji = "\u{1F4DE}".repeat(32);
+    const padded = `  ${"5".repeat(32)}\u00a0`;
+    for (const [i, phone_number] of [emoji, padded].entries()) {
+      const response = await create({ email: `phone-kept${i}@example.com`, phone_number });
+      expect(response.status).toBe(201);
+      expect((await stored(response.body.user_id))?.phone_number).toBe(phone_number.trim());
+    }
+  });
+
+  test("a malformed phone does not hide other malformed members", async () => {
+    const response = await create({
+      email: "malformed@example.com",
+      phone_number: "\u0000",
+      first_name: "A\u0000",
+    });
+    expect([response.status, response.body.error?.code]).toEqual([400, "invalid_request"]);
+    expect(response.body.error.details.fields).toEqual([{ field: "first_name", reason: "type" }]);
+  });
+
+  test("invalid_request names every failing field and why, a nested one by its path, never the phone", async () => {
     const response = await create({
       email: "details@example.com",
       first_name: "\u{1F600}".repeat(201),
@@ -159,7 +201,6 @@ describe("POST /v1/users fields", () => {
     expect([response.status, response.body.error?.code]).toEqual([400, "invalid_request"]);
     expect(response.body.error.details.fields).toEqual([
       { field: "first_name", reason: "max_length" },
-      { field: "phone_number", reason: "type" },
       { field: "address.city", reason: "max_length" },
     ]);
   });

@@ -104,9 +104,16 @@ export function createGate({ routes, authenticate, limits }: GateDeps) {
   };
 }
 
-/** Whether a path lies inside an item of the array the route checks itself (`RoutePolicy.itemsChecked`). */
-function inCheckedItem(path: JsonPath, policy: RoutePolicy): boolean {
-  return policy.itemsChecked !== undefined && path[0] === policy.itemsChecked && typeof path[1] === "number";
+/**
+ * Whether a malformed string at this path is the route's own business: inside an item of the array it
+ * checks itself (`RoutePolicy.itemsChecked`), or within a member it drops (`RoutePolicy.dropsMalformed`).
+ */
+function leftToRoute(path: JsonPath, policy: RoutePolicy): boolean {
+  if (policy.itemsChecked !== undefined && path[0] === policy.itemsChecked && typeof path[1] === "number") {
+    return true;
+  }
+  const member = path[0];
+  return typeof member === "string" && (policy.dropsMalformed?.includes(member) ?? false);
 }
 
 /**
@@ -114,7 +121,7 @@ function inCheckedItem(path: JsonPath, policy: RoutePolicy): boolean {
  * names included, is malformed input. Every such string is named, as the schema's failures are.
  */
 function rejectMalformedStrings(body: unknown, policy: RoutePolicy): void {
-  const paths = unstorableStringPaths(body).filter((path) => !inCheckedItem(path, policy));
+  const paths = unstorableStringPaths(body).filter((path) => !leftToRoute(path, policy));
   if (paths.length === 0) return;
   throw new ApiError("invalid_request", "The body contains a string with U+0000 or an unpaired surrogate.", {
     fields: paths.map((path) => ({ field: path.join("."), reason: "type" })),

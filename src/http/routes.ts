@@ -12,6 +12,11 @@ export type RoutePolicy = {
    * every offending item is reported together and after the batch size (docs/api.md §4).
    */
   itemsChecked?: string;
+  /**
+   * Top-level body members the route drops, instead of refusing the call, when they are or hold a
+   * malformed string (docs/api.md §3: `phone_number` never makes the call fail).
+   */
+  dropsMalformed?: string[];
 };
 
 /**
@@ -22,7 +27,7 @@ export const routePolicies: Record<string, RoutePolicy> = {
   "GET /v1/ping": { auth: false, budget: null },
   "GET /v1/openapi.json": { auth: true, budget: null },
   "GET /v1/health": { auth: true, budget: null },
-  "POST /v1/users": { auth: true, budget: "write" },
+  "POST /v1/users": { auth: true, budget: "write", dropsMalformed: ["phone_number"] },
   "POST /v1/users/:user_id/media": { auth: true, budget: "ingest", itemsChecked: "media" },
   "POST /v1/users/:user_id/sync-complete": { auth: true, budget: "write" },
   "GET /v1/users/:user_id/events": { auth: true, budget: "read" },

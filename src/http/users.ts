@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { fitsCharacters, isUnstorableString } from "../store/text.ts";
 import { type CreatedUser, createUser, type NewUser } from "../store/users.ts";
 import type { AppDeps } from "./app.ts";
 import { ApiError, errorResponses } from "./errors.ts";
@@ -27,7 +28,13 @@ const CreateUserBody = openObject({
   partner_user_id: optionalText(255),
   first_name: optionalText(200),
   last_name: optionalText(200),
-  phone_number: optionalText(32),
+  // Any JSON value: docs/api.md §3, a phone number never makes the call fail (see `phoneOf`).
+  phone_number: t.Optional(
+    t.Unknown({
+      description:
+        "At most 32 characters once trimmed; anything else (another type, longer, taken) is not stored",
+    }),
+  ),
   address: t.Optional(t.Union([Address, t.Null()])),
 });
 type CreateUserBody = typeof CreateUserBody.static;
@@ -68,15 +75,27 @@ function addressOf(address: CreateUserBody["address"]): NewUser["address"] {
   return given.length === 0 ? null : Object.fromEntries(given);
 }
 
+const MAX_PHONE_CHARACTERS = 32;
+
+/**
+ * The phone number to store, or null. docs/api.md §3: a phone that is not a string, over 32 characters
+ * once trimmed (judged as stored) or one PostgreSQL cannot store is dropped, not refused. A blank phone
+ * is no phone: storing "" would make it "taken" for the partner's next user.
+ */
+function phoneOf(value: unknown): string | null {
+  if (typeof value !== "string") return null;
+  const phone = value.trim();
+  if (phone === "" || !fitsCharacters(phone, MAX_PHONE_CHARACTERS) || isUnstorableString(phone)) return null;
+  return phone;
+}
+
 function newUserOf(body: CreateUserBody): NewUser {
-  const phone = body.phone_number?.trim();
   return {
     email: body.email.trim(),
     partnerUserId: orNull(body.partner_user_id),
     firstName: orNull(body.first_name),
     lastName: orNull(body.last_name),
-    // A blank phone is no phone: storing "" would make it "taken" for the partner's next user.
-    phoneNumber: phone ? phone : null,
+    phoneNumber: phoneOf(body.phone_number),
     address: addressOf(body.address),
   };
 }

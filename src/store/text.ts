@@ -14,10 +14,13 @@ import { FormatRegistry } from "@sinclair/typebox";
  */
 export function characterLimitFormat(max: number): string {
   const format = `max-${max}-characters`;
-  if (!FormatRegistry.Has(format)) {
-    FormatRegistry.Set(format, (value) => value.length <= max || [...value].length <= max);
-  }
+  if (!FormatRegistry.Has(format)) FormatRegistry.Set(format, (value) => fitsCharacters(value, max));
   return format;
+}
+
+/** Whether a string holds at most `max` characters, counted as code points (see `characterLimitFormat`). */
+export function fitsCharacters(value: string, max: number): boolean {
+  return value.length <= max || [...value].length <= max;
 }
 
 /** Whether a schema's format is a character limit (whose failure is a length, not a type, problem). */
