@@ -39,6 +39,8 @@ const ConfigSchema = Type.Object({
   }),
   cursorSecret: Type.Union([Type.Null(), Type.String({ minLength: 32 })]),
   demo: Type.Boolean(),
+  /** Fault tests only: the first N match tasks exit their worker thread (null: none). */
+  faultWorkerExit: Type.Union([Type.Null(), Integer(1, 1_000_000)]),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -78,6 +80,8 @@ const accepts: Record<string, string> = {
   RATE_LIMIT_STORE: "memory, or a redis:// URL",
   CURSOR_SECRET: "a string of at least 32 characters",
   DEMO: "true or false (or 1 or 0, any case)",
+  FAULT_WORKER_EXIT:
+    "for fault tests only: a positive integer N, the first N match tasks exit their worker thread (needs WORKERS > 0)",
 };
 
 /** Maps each config path back to the variable it came from, to name it in errors. */
@@ -105,6 +109,7 @@ const variableOf: Record<string, string> = {
   "/rateLimit/store": "RATE_LIMIT_STORE",
   "/cursorSecret": "CURSOR_SECRET",
   "/demo": "DEMO",
+  "/faultWorkerExit": "FAULT_WORKER_EXIT",
 };
 
 /** Empty strings count as unset: `RATE_LIMIT_READ=` is how an operator says "no limit". */
@@ -177,11 +182,18 @@ export function parseConfig(env: Env): Config {
     },
     cursorSecret: raw(env, "CURSOR_SECRET") ?? null,
     demo: boolean(env, "DEMO", raw(env, "DATABASE_URL") === undefined),
+    faultWorkerExit: number(env, "FAULT_WORKER_EXIT", null),
   };
   const problems = new Set<string>();
   for (const error of Value.Errors(ConfigSchema, candidate)) {
     const name = variableOf[error.path] ?? error.path;
     problems.add(`${name}: got ${JSON.stringify(error.value)}, expected ${accepts[name] ?? error.message}`);
+  }
+  // Inline matching (WORKERS=0) has no worker thread to exit: the fault would never happen.
+  if (candidate.faultWorkerExit !== null && candidate.workers === 0) {
+    problems.add(
+      `FAULT_WORKER_EXIT: got ${JSON.stringify(candidate.faultWorkerExit)} with WORKERS=0, expected WORKERS > 0`,
+    );
   }
   if (problems.size > 0) throw new ConfigError([...problems]);
   return Object.freeze(candidate as Config);

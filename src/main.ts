@@ -112,6 +112,7 @@ async function start(config: Config): Promise<void> {
     pollSeconds: config.catalogPollSeconds,
     log: (line) => log("catalog", { message: line }),
   });
+  if (config.faultWorkerExit !== null) matcher.injectWorkerFault("exit", config.faultWorkerExit);
   const limits = createRateLimits(config, { store, log });
   const cursorSecret = await cursorSecretOf(store, config.cursorSecret);
   const app = createApp({ config, store, matcher, limits, cursorSecret, log });
