@@ -1,10 +1,11 @@
 import { cpus } from "node:os";
+import { SUGGESTED_MIN_CONFIDENCE } from "../src/confidence/confidence.ts";
 import { matcherFromArrays } from "../src/shards/engine.ts";
 import type { MatchSettings } from "../src/shards/matcher.ts";
 import { best, type Candidate, CandidateFinder, SCORE, TIME_FIRST } from "./quality/candidates.ts";
 import { evaluate, type RuleResult } from "./quality/evaluate.ts";
-import { ITEM_COUNT, type Ranker } from "./quality/rankers.ts";
-import { rankedTable, rulesTable, writeChart } from "./quality/report.ts";
+import { confidenceRanker, ITEM_COUNT, type Ranker } from "./quality/rankers.ts";
+import { rankedTable, rulesTable, thresholdTable, writeChart } from "./quality/report.ts";
 import { generateWorld } from "./quality/world.ts";
 import { writeResultJson } from "./report/write.ts";
 
@@ -38,7 +39,7 @@ const options = {
   cities: option("cities", 15),
   venuesPerCity: 20,
 };
-const rankers: Ranker[] = [ITEM_COUNT];
+const rankers: Ranker[] = [ITEM_COUNT, confidenceRanker(SETTINGS)];
 
 let started = performance.now();
 const world = generateWorld(options, SETTINGS);
@@ -126,5 +127,7 @@ console.log(`\nUnranked: every event in the history (before = ${before.rule}, af
 console.log(rulesTable(before, after));
 console.log("\nRanked by confidence:\n");
 console.log(rankedTable(results, ["attending kinds", "all kinds", "season-ticket", "resident"]));
+console.log(`\nThe amended rule's histories at min_confidence ${SUGGESTED_MIN_CONFIDENCE}:\n`);
+console.log(thresholdTable(after, "confidence", SUGGESTED_MIN_CONFIDENCE));
 console.log(`\nwrote ${json} and ${svg}`);
 process.exit(0);

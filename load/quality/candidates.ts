@@ -17,6 +17,8 @@ export type Candidate = {
   event: WorldEvent;
   venue: WorldVenue;
   distanceM: number;
+  /** The venue's radius, or the default where the catalog has none. */
+  radiusM: number;
   /** distance / radius: 0 at the centre, 1 at the edge. */
   distanceShare: number;
   /** Milliseconds outside [start, end]; 0 inside. */
@@ -136,7 +138,7 @@ export class CandidateFinder {
         timeShare = gapMs / this.afterMs;
         side = "after";
       }
-      found.push({ event, venue, distanceM, distanceShare, gapMs, timeShare, side });
+      found.push({ event, venue, distanceM, radiusM: radius, distanceShare, gapMs, timeShare, side });
     }
   }
 }

@@ -70,3 +70,14 @@ export function thin<T>(curve: readonly T[], points: number): T[] {
   kept.push(curve[curve.length - 1] as T);
   return kept;
 }
+
+/** Precision and recall of the events at or above a confidence threshold (a min_confidence filter). */
+export function atThreshold(
+  metrics: RankedMetrics,
+  threshold: number,
+): { precision: number; recall: number } {
+  const point = metrics.curve.filter((c) => c.threshold >= threshold).at(-1);
+  return point === undefined
+    ? { precision: 1, recall: 0 }
+    : { precision: point.precision, recall: point.recall };
+}

@@ -1,3 +1,12 @@
+import {
+  CONFIDENCE,
+  type ConfidenceParameters,
+  type EventItem,
+  eventConfidence,
+  itemPlace,
+  routineFlags,
+} from "../../src/confidence/confidence.ts";
+import type { MatchSettings } from "../../src/shards/matcher.ts";
 import type { Candidate } from "./candidates.ts";
 import type { Photo, WorldEvent, WorldUser, WorldVenue } from "./world.ts";
 
@@ -35,3 +44,51 @@ export const ITEM_COUNT: Ranker = {
   name: "items at the event (stand-in)",
   rank: (history) => new Map(history.map((a) => [a.event.id, a.items.length])),
 };
+
+/**
+ * The service's confidence (src/confidence) as min_confidence would see it (two decimals), from the
+ * kept items as stored and the catalog's facts, routine spots found per venue over the whole history.
+ */
+export function confidenceRanker(
+  settings: MatchSettings,
+  parameters: ConfidenceParameters = CONFIDENCE,
+  name = "confidence",
+): Ranker {
+  return {
+    name,
+    rank(history) {
+      const byVenue = new Map<number, KeptItem[]>();
+      for (const attendance of history) {
+        const list = byVenue.get(attendance.venue.id) ?? [];
+        list.push(...attendance.items);
+        byVenue.set(attendance.venue.id, list);
+      }
+      const routine = new Set<KeptItem>();
+      for (const items of byVenue.values()) {
+        const { venue, radiusM } = (items[0] as KeptItem).candidate;
+        const flags = routineFlags(
+          items.map(({ photo, candidate }) => ({
+            eventId: candidate.event.id,
+            latitude: photo.latitude,
+            longitude: photo.longitude,
+          })),
+          { latitude: venue.latitude, longitude: venue.longitude, radiusM },
+          parameters,
+        );
+        items.forEach((item, i) => {
+          if (flags[i]) routine.add(item);
+        });
+      }
+      return new Map(
+        history.map((a) => {
+          const items: EventItem[] = a.items.map((item) => ({
+            ...itemPlace(item.photo, a.venue, a.event, settings),
+            takenAtMs: item.photo.takenAtMs,
+            routine: routine.has(item),
+          }));
+          return [a.event.id, eventConfidence(items, a.event.startsAtMs, a.endMs, parameters)];
+        }),
+      );
+    },
+  };
+}

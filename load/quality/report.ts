@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
 import type { GroupResult, RuleResult } from "./evaluate.ts";
-import { thin } from "./metrics.ts";
+import { atThreshold, thin } from "./metrics.ts";
 
 /** The quality benchmark's Markdown tables (for docs/performance.md) and its precision-recall chart. */
 
@@ -61,6 +61,25 @@ export function rankedTable(results: readonly RuleResult[], groups: readonly str
   }
   return table(
     ["kind of user", "rule", "ranked by", "precision at recall 0.90", "at recall 0.95", "area under P-R"],
+    rows,
+  );
+}
+
+/** Each kind of user's history filtered at one min_confidence, by the named ranker and rule. */
+export function thresholdTable(result: RuleResult, ranker: string, threshold: number): string {
+  const rows = result.groups.map((g) => {
+    const metrics = g.ranked.find((r) => r.ranker === ranker)?.metrics;
+    const at = metrics === undefined ? { precision: 0, recall: 0 } : atThreshold(metrics, threshold);
+    return [g.group, fixed(g.precision), fixed(g.recall), fixed(at.precision), fixed(at.recall)];
+  });
+  return table(
+    [
+      "kind of user",
+      "precision, all shown",
+      "recall, all shown",
+      `precision, ≥ ${threshold}`,
+      `recall, ≥ ${threshold}`,
+    ],
     rows,
   );
 }

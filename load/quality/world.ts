@@ -1,4 +1,4 @@
-import { EARTH_RADIUS_M } from "../../src/shards/geo.ts";
+import { EARTH_RADIUS_M, haversineMeters } from "../../src/shards/geo.ts";
 import type { IndexEvent, IndexVenue, MatchQuery, MatchSettings } from "../../src/shards/matcher.ts";
 import { random } from "../bench-match-catalog.ts";
 
@@ -53,7 +53,7 @@ const KIND_SHARES: Record<UserKind, number> = {
 type VenueKind = "stadium" | "arena" | "club" | "theatre" | "festival";
 
 export type WorldVenue = IndexVenue & { kind: VenueKind; city: number; neighbour: number | null };
-export type WorldEvent = IndexEvent & { festivalDays: number };
+export type WorldEvent = IndexEvent;
 
 /** `origin`: the event the photo was taken at, 0 for every other photo. */
 export type Photo = MatchQuery & { user: number; origin: number };
@@ -115,6 +115,18 @@ type City = { latitude: number; longitude: number; utcOffsetHours: number };
 const instant = (city: City, day: number, localHour: number) =>
   YEAR_START + day * DAY_MS + Math.round((localHour - city.utcOffsetHours) * HOUR_MS);
 
+/**
+ * Metres from a venue's point to the edge of its stands or hall: where its audience sits. Homes and
+ * workplaces are never inside it.
+ */
+const FOOTPRINT_M: Record<VenueKind, number> = {
+  stadium: 130,
+  arena: 70,
+  club: 25,
+  theatre: 30,
+  festival: 250,
+};
+
 function radiusOf(venue: WorldVenue, settings: MatchSettings): number {
   return venue.radiusM ?? settings.radiusM;
 }
@@ -155,22 +167,22 @@ class Catalog {
     return venue;
   }
 
-  private addEvent(venue: WorldVenue, start: number, end: number | null, festivalDays = 0): WorldEvent {
+  private addEvent(venue: WorldVenue, start: number, end: number | null): WorldEvent {
     const event: WorldEvent = {
       id: this.events.length + 1,
       venueId: venue.id,
       startsAtMs: start,
       endsAtMs: end,
       licensed: this.next() < 0.95,
-      festivalDays,
     };
     this.events.push(event);
     return event;
   }
 
   /**
-   * Two stadiums, a festival ground in every third city, theatres and clubs, and three pairs of clubs
-   * 250-700 m apart that often have shows the same night, starting up to 90 minutes apart.
+   * Two stadiums, a festival ground (two three-day festivals) in every third city, theatres, arenas
+   * and clubs, and three pairs of an arena or club with a club 250-700 m away that has a show on most
+   * of the same nights, starting up to an hour earlier or 90 minutes later.
    */
   private cityVenues(c: number, city: City, count: number) {
     const next = this.next;
@@ -213,7 +225,7 @@ class Catalog {
     for (const first of [int(this.next, 150, 170), int(this.next, 200, 230)]) {
       for (let d = 0; d < 3; d++) {
         const start = instant(city, first + d, 12);
-        this.addEvent(venue, start, start + 11 * HOUR_MS, 3);
+        this.addEvent(venue, start, start + 11 * HOUR_MS);
       }
     }
   }
@@ -307,8 +319,8 @@ class People {
     const centre = this.catalog.cities[city] as City;
     const user: WorldUser = { id, kind, city, truth: new Set() };
     this.users.push(user);
-    let home = scatter(next, centre.latitude, centre.longitude, 4000);
-    let work = scatter(next, centre.latitude, centre.longitude, 3000);
+    let home = this.outsideBuildings(() => scatter(next, centre.latitude, centre.longitude, 7000));
+    let work = this.outsideBuildings(() => scatter(next, centre.latitude, centre.longitude, 4000));
     let routine: { at: [number, number]; evening: boolean } | null = null;
     if (kind === "resident" || kind === "worker") {
       const venue = pick(
@@ -318,11 +330,14 @@ class People {
           kind === "resident" ? ["stadium", "arena"] : ["stadium", "arena", "club", "theatre"],
         ),
       );
+      // Anywhere between the building (its footprint and a street) and the edge of the radius, by area.
+      const radius = radiusOf(venue, this.settings);
+      const inner = Math.min(radius, FOOTPRINT_M[venue.kind] + 20);
       const at = atDistance(
         next,
         venue.latitude,
         venue.longitude,
-        radiusOf(venue, this.settings) * (0.35 + 0.6 * next()),
+        Math.sqrt(inner ** 2 + next() * (radius ** 2 - inner ** 2)),
       );
       if (kind === "resident") home = at;
       else work = at;
@@ -343,9 +358,14 @@ class People {
       });
     };
 
+    // A season ticket is one seat, game after game.
+    const seats = new Map<number, [number, number]>();
     for (const event of this.attended(kind, city)) {
       if (event.licensed) user.truth.add(event.id);
-      this.atEvent(event, shoot);
+      const venue = this.venue(event.venueId);
+      const seat = seats.get(venue.id) ?? this.seat(venue);
+      if (kind === "season-ticket" && venue.kind === "stadium") seats.set(venue.id, seat);
+      this.atEvent(event, seat, shoot);
     }
 
     const wander = kind === "passer-by" ? 0.4 : 0.12;
@@ -405,12 +425,35 @@ class People {
     return [...chosen];
   }
 
+  /** A place in a venue's stands or hall, uniform by area. */
+  private seat(venue: WorldVenue): [number, number] {
+    return atDistance(
+      this.next,
+      venue.latitude,
+      venue.longitude,
+      FOOTPRINT_M[venue.kind] * Math.sqrt(this.next()),
+    );
+  }
+
+  private outsideBuildings(place: () => [number, number]): [number, number] {
+    for (;;) {
+      const at = place();
+      const inside = this.catalog.venues.some(
+        (v) =>
+          Math.abs(v.latitude - at[0]) < 0.01 &&
+          haversineMeters(at[0], at[1], v.latitude, v.longitude) < FOOTPRINT_M[v.kind] + 20,
+      );
+      if (!inside) return at;
+    }
+  }
+
   /**
-   * Photos at one event: spread over the show, only around its start, or from the queue at the edge
-   * of the radius before the start, then a few inside.
+   * Photos at one event, from the user's seat and a few metres around it: spread over the show, only
+   * around its start, or from the queue at the edge of the radius before the start, then a few inside.
    */
   private atEvent(
     event: WorldEvent,
+    seatAt: [number, number],
     take: (at: [number, number], takenAtMs: number, origin: number) => void,
   ) {
     const shoot = (at: [number, number], takenAtMs: number) => take(at, takenAtMs, event.id);
@@ -419,7 +462,7 @@ class People {
     const radius = radiusOf(venue, this.settings);
     const start = event.startsAtMs;
     const end = event.endsAtMs ?? start + this.settings.defaultDurationMinutes * MINUTE_MS;
-    const seat = () => scatter(next, venue.latitude, venue.longitude, Math.min(0.15 * radius, 100));
+    const seat = () => scatter(next, seatAt[0], seatAt[1], 10);
     const pattern = next();
     if (pattern < 0.55) {
       const count = 1 + Math.floor(-Math.log(1 - next()) * 6);

@@ -1,0 +1,198 @@
+import { EARTH_RADIUS_M, haversineMeters } from "../shards/geo.ts";
+import type { MatchSettings } from "../shards/matcher.ts";
+
+/**
+ * Match confidence: how sure the service is that a kept item, or a user's kept items at an event,
+ * mean the user was there. It never changes what matches (docs/api.md, Matching); it ranks.
+ *
+ * An item's weight is its closeness times its timing, each 1 at best:
+ *
+ *   closeness = 1 up to closeShare of the radius, then falling linearly to 1 − farLoss at the edge
+ *   timing    = 1 inside [start, end]; before the start 1 − beforeLoss × share, after the end
+ *               1 − afterLoss × share, where share = time distance / padding (0 to 1)
+ *
+ * An event's evidence adds the weights of the user's kept items there (a routine item counts
+ * routineWeight of its weight) and the share of the event's duration that its non-routine items span:
+ *
+ *   evidence   = itemEvidence × Σ weight + spanEvidence × span
+ *   confidence = 1 − exp(−evidence), reported with two decimals
+ *
+ * Every term is non-negative and grows with closeness, with being inside rather than in the padding,
+ * with the number of items and with the span, so the confidence never falls when one of those grows
+ * and the routine flags stay as they are. An item's own confidence is that of an event holding it alone.
+ *
+ * Routine: an item outside the venue's core (the larger of coreMinM and coreShare of the radius)
+ * from a spot (within spotM) where the user's kept items at that venue fall on at least routineEvents
+ * different events: a home or a workplace inside the radius, photographed on many event nights.
+ * Inside the core (the stands, the hall) a spot used again and again is a season ticket.
+ */
+
+export type ConfidenceParameters = {
+  closeShare: number;
+  farLoss: number;
+  beforeLoss: number;
+  afterLoss: number;
+  itemEvidence: number;
+  spanEvidence: number;
+  routineWeight: number;
+  coreShare: number;
+  coreMinM: number;
+  spotM: number;
+  routineEvents: number;
+};
+
+export const CONFIDENCE: ConfidenceParameters = {
+  closeShare: 0.25,
+  farLoss: 0.65,
+  beforeLoss: 0.5,
+  afterLoss: 0.6,
+  itemEvidence: 1.1,
+  spanEvidence: 1.5,
+  routineWeight: 0.15,
+  coreShare: 0.2,
+  coreMinM: 50,
+  spotM: 75,
+  routineEvents: 4,
+};
+
+/**
+ * The min_confidence the API reference suggests for a history of events the user attended: on the
+ * quality benchmark it keeps about 95% of real attendances while leaving out most events a user only
+ * lived, worked or walked near (docs/performance.md, Match quality).
+ */
+export const SUGGESTED_MIN_CONFIDENCE = 0.6;
+
+/** Where a kept item fell against its event: the parts of its best-candidate score. */
+export type ItemPlace = {
+  /** Distance to the venue over its radius, 0 to 1. */
+  distanceShare: number;
+  /** Time distance over the padding on its side: 0 inside [start, end], up to 1. */
+  timeShare: number;
+  /** Before the start (else inside [start, end] or after the end). */
+  before: boolean;
+};
+
+export type EventItem = ItemPlace & { takenAtMs: number; routine: boolean };
+
+const MINUTE_MS = 60_000;
+
+/**
+ * Where an item falls against the event it matched, from the stored item and the catalog's facts,
+ * with the matching engine's arithmetic (docs/api.md §5): the parts of its best-candidate score.
+ */
+export function itemPlace(
+  item: { latitude: number; longitude: number; takenAtMs: number },
+  venue: { latitude: number; longitude: number; radiusM: number | null },
+  event: { startsAtMs: number; endsAtMs: number | null },
+  settings: MatchSettings,
+): ItemPlace {
+  const radius = venue.radiusM ?? settings.radiusM;
+  const distance = haversineMeters(item.latitude, item.longitude, venue.latitude, venue.longitude);
+  const start = event.startsAtMs;
+  const end = event.endsAtMs ?? start + settings.defaultDurationMinutes * MINUTE_MS;
+  const t = item.takenAtMs;
+  const timeShare =
+    t < start
+      ? (start - t) / (settings.beforeMinutes * MINUTE_MS)
+      : t > end
+        ? (t - end) / (settings.afterMinutes * MINUTE_MS)
+        : 0;
+  return { distanceShare: distance / radius, timeShare, before: t < start };
+}
+
+const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
+const twoDecimals = (x: number) => Math.round(x * 100) / 100;
+
+export function itemWeight(item: ItemPlace, p: ConfidenceParameters = CONFIDENCE): number {
+  const far = clamp01((item.distanceShare - p.closeShare) / (1 - p.closeShare));
+  const timing = 1 - (item.before ? p.beforeLoss : p.afterLoss) * clamp01(item.timeShare);
+  return (1 - p.farLoss * far) * timing;
+}
+
+/** Unrounded: what ranking compares; the API reports eventConfidence() of the same items. */
+export function rawEventConfidence(
+  items: readonly EventItem[],
+  startMs: number,
+  endMs: number,
+  p: ConfidenceParameters = CONFIDENCE,
+): number {
+  let weights = 0;
+  let first = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
+  for (const item of items) {
+    weights += itemWeight(item, p) * (item.routine ? p.routineWeight : 1);
+    if (item.routine) continue;
+    first = Math.min(first, item.takenAtMs);
+    last = Math.max(last, item.takenAtMs);
+  }
+  const duration = endMs - startMs;
+  const span = last > first && duration > 0 ? clamp01((last - first) / duration) : 0;
+  return 1 - Math.exp(-(p.itemEvidence * weights + p.spanEvidence * span));
+}
+
+/** A user's attendance at an event, from all of the user's kept items there. */
+export function eventConfidence(
+  items: readonly EventItem[],
+  startMs: number,
+  endMs: number,
+  p: ConfidenceParameters = CONFIDENCE,
+): number {
+  return twoDecimals(rawEventConfidence(items, startMs, endMs, p));
+}
+
+/** One matched item on its own (a `matches` entry). */
+export function itemConfidence(item: ItemPlace, p: ConfidenceParameters = CONFIDENCE): number {
+  return eventConfidence([{ ...item, takenAtMs: 0, routine: false }], 0, 0, p);
+}
+
+/** A user's kept item at a venue, for finding routine spots. */
+export type VenueItem = { eventId: number; latitude: number; longitude: number };
+
+/**
+ * Which of a user's kept items at one venue are routine. Items are placed in metres around the venue
+ * and bucketed on a grid of spotM cells, so each compares only with the 3 × 3 cells around its own.
+ */
+export function routineFlags(
+  items: readonly VenueItem[],
+  venue: { latitude: number; longitude: number; radiusM: number },
+  p: ConfidenceParameters = CONFIDENCE,
+): boolean[] {
+  const core = Math.max(p.coreMinM, p.coreShare * venue.radiusM);
+  const metresPerDegree = (EARTH_RADIUS_M * Math.PI) / 180;
+  const cosLat = Math.cos((venue.latitude * Math.PI) / 180);
+  const place = items.map((item) => {
+    // Across the antimeridian when that way is shorter.
+    const dLng = ((((item.longitude - venue.longitude + 180) % 360) + 360) % 360) - 180;
+    const north = (item.latitude - venue.latitude) * metresPerDegree;
+    const east = dLng * metresPerDegree * cosLat;
+    return {
+      north,
+      east,
+      outside: Math.hypot(north, east) > core,
+      row: Math.floor(north / p.spotM),
+      column: Math.floor(east / p.spotM),
+    };
+  });
+  const cells = new Map<string, number[]>();
+  place.forEach((at, i) => {
+    if (!at.outside) return;
+    const key = `${at.row}:${at.column}`;
+    const list = cells.get(key) ?? [];
+    list.push(i);
+    cells.set(key, list);
+  });
+  return place.map((at) => {
+    if (!at.outside) return false;
+    const events = new Set<number>();
+    for (let dr = -1; dr <= 1; dr++) {
+      for (let dc = -1; dc <= 1; dc++) {
+        for (const j of cells.get(`${at.row + dr}:${at.column + dc}`) ?? []) {
+          const other = place[j] as (typeof place)[number];
+          if (Math.hypot(other.north - at.north, other.east - at.east) <= p.spotM)
+            events.add((items[j] as VenueItem).eventId);
+        }
+      }
+    }
+    return events.size >= p.routineEvents;
+  });
+}

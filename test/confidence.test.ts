@@ -1,0 +1,264 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import {
+  CONFIDENCE,
+  type EventItem,
+  eventConfidence,
+  type ItemPlace,
+  itemConfidence,
+  itemPlace,
+  itemWeight,
+  rawEventConfidence,
+  routineFlags,
+  type VenueItem,
+} from "../src/confidence/confidence.ts";
+import { EARTH_RADIUS_M } from "../src/shards/geo.ts";
+
+/**
+ * Match confidence: bounds, two decimals, monotonic in each input (closer, inside rather than in the
+ * padding, more items, wider span never lower; routine never higher), the worked examples the API
+ * reference gives, and which spots count as routine.
+ */
+
+const MINUTE = 60_000;
+const START = Date.UTC(2025, 5, 1, 19);
+const END = START + 180 * MINUTE;
+
+const share = fc.double({ min: 0, max: 1, noNaN: true });
+const placeArbitrary: fc.Arbitrary<ItemPlace> = fc
+  .record({ distanceShare: share, timeShare: share, side: fc.constantFrom("before", "inside", "after") })
+  .map(({ distanceShare, timeShare, side }) => ({
+    distanceShare,
+    timeShare: side === "inside" ? 0 : timeShare,
+    before: side === "before",
+  }));
+const itemArbitrary: fc.Arbitrary<EventItem> = fc
+  .record({
+    place: placeArbitrary,
+    minutes: fc.integer({ min: -120, max: 240 }),
+    routine: fc.boolean(),
+  })
+  .map(({ place, minutes, routine }) => ({ ...place, takenAtMs: START + minutes * MINUTE, routine }));
+const itemsArbitrary = fc.array(itemArbitrary, { minLength: 1, maxLength: 12 });
+
+const confidenceOf = (items: readonly EventItem[]) => rawEventConfidence(items, START, END);
+
+describe("bounds and rounding", () => {
+  test("weights are in (0, 1]; confidences in [0, 1] with at most two decimals", () => {
+    fc.assert(
+      fc.property(itemsArbitrary, placeArbitrary, (items, place) => {
+        const weight = itemWeight(place);
+        expect(weight).toBeGreaterThan(0);
+        expect(weight).toBeLessThanOrEqual(1);
+        for (const value of [eventConfidence(items, START, END), itemConfidence(place)]) {
+          expect(value).toBeGreaterThanOrEqual(0);
+          expect(value).toBeLessThanOrEqual(1);
+          expect(Math.round(value * 100) / 100).toBe(value);
+        }
+      }),
+    );
+  });
+
+  test("an event without items, or a zero-length event, is still a number", () => {
+    expect(eventConfidence([], START, END)).toBe(0);
+    expect(
+      eventConfidence(
+        [{ distanceShare: 0, timeShare: 0, before: false, takenAtMs: START, routine: false }],
+        START,
+        START,
+      ),
+    ).toBe(0.67);
+  });
+});
+
+describe("monotonic in each input", () => {
+  test("closer never lower", () => {
+    fc.assert(
+      fc.property(itemsArbitrary, fc.nat(), share, (items, which, closer) => {
+        const i = which % items.length;
+        const item = items[i] as EventItem;
+        const moved = items.with(i, { ...item, distanceShare: Math.min(item.distanceShare, closer) });
+        expect(confidenceOf(moved)).toBeGreaterThanOrEqual(confidenceOf(items));
+        expect(itemConfidence(moved[i] as EventItem)).toBeGreaterThanOrEqual(itemConfidence(item));
+      }),
+    );
+  });
+
+  test("inside rather than in the padding, and nearer the window's inside, never lower", () => {
+    fc.assert(
+      fc.property(itemsArbitrary, fc.nat(), share, fc.boolean(), (items, which, nearer, inside) => {
+        const i = which % items.length;
+        const item = items[i] as EventItem;
+        const moved = items.with(i, { ...item, timeShare: inside ? 0 : Math.min(item.timeShare, nearer) });
+        expect(confidenceOf(moved)).toBeGreaterThanOrEqual(confidenceOf(items));
+        expect(itemConfidence(moved[i] as EventItem)).toBeGreaterThanOrEqual(itemConfidence(item));
+      }),
+    );
+  });
+
+  test("more items never lower, whatever the added item", () => {
+    fc.assert(
+      fc.property(itemsArbitrary, itemArbitrary, (items, extra) => {
+        expect(confidenceOf([...items, extra])).toBeGreaterThanOrEqual(confidenceOf(items));
+        expect(eventConfidence([...items, extra], START, END)).toBeGreaterThanOrEqual(
+          eventConfidence(items, START, END),
+        );
+      }),
+    );
+  });
+
+  test("wider span never lower", () => {
+    fc.assert(
+      fc.property(itemsArbitrary, fc.integer({ min: 0, max: 400 }), (items, minutes) => {
+        // The earliest item moved earlier, or the latest later: the span can only widen.
+        const order = items
+          .map((item, i) => ({ item, i }))
+          .sort((a, b) => a.item.takenAtMs - b.item.takenAtMs);
+        const first = order[0] as { item: EventItem; i: number };
+        const last = order[order.length - 1] as { item: EventItem; i: number };
+        const earlier = items.with(first.i, {
+          ...first.item,
+          takenAtMs: first.item.takenAtMs - minutes * MINUTE,
+        });
+        const later = items.with(last.i, { ...last.item, takenAtMs: last.item.takenAtMs + minutes * MINUTE });
+        expect(confidenceOf(earlier)).toBeGreaterThanOrEqual(confidenceOf(items));
+        expect(confidenceOf(later)).toBeGreaterThanOrEqual(confidenceOf(items));
+      }),
+    );
+  });
+
+  test("routine never higher", () => {
+    fc.assert(
+      fc.property(itemsArbitrary, fc.nat(), (items, which) => {
+        const i = which % items.length;
+        const flagged = items.with(i, { ...(items[i] as EventItem), routine: true });
+        expect(confidenceOf(flagged)).toBeLessThanOrEqual(confidenceOf(items));
+      }),
+    );
+  });
+});
+
+describe("the API reference's worked examples (radius 500 m, 120 min before, 60 after, a 3-hour show)", () => {
+  const at = (metres: number, minutes: number, routine = false): EventItem => {
+    const before = minutes < 0;
+    const after = minutes > 180;
+    return {
+      distanceShare: metres / 500,
+      timeShare: before ? -minutes / 120 : after ? (minutes - 180) / 60 : 0,
+      before,
+      takenAtMs: START + minutes * MINUTE,
+      routine,
+    };
+  };
+
+  test("one photo 50 m from the venue during the show: 0.67", () => {
+    expect(itemConfidence(at(50, 60))).toBe(0.67);
+    expect(eventConfidence([at(50, 60)], START, END)).toBe(0.67);
+  });
+
+  test("one photo 400 m away, 30 minutes before the start: 0.40", () => {
+    expect(itemConfidence(at(400, -30))).toBe(0.4);
+  });
+
+  test("three photos 50 m away over two hours of the show: 0.99", () => {
+    expect(eventConfidence([at(50, 20), at(50, 80), at(50, 140)], START, END)).toBe(0.99);
+  });
+
+  test("three photos from a home 300 m away within twenty minutes: 0.92, or 0.29 when that spot is a routine", () => {
+    const home = [at(300, 60), at(300, 70), at(300, 80)];
+    expect(eventConfidence(home, START, END)).toBe(0.92);
+    expect(
+      eventConfidence(
+        home.map((item) => ({ ...item, routine: true })),
+        START,
+        END,
+      ),
+    ).toBe(0.29);
+  });
+});
+
+describe("routine spots", () => {
+  const venue = { latitude: 51.5, longitude: -0.1, radiusM: 1000 };
+  const metresPerDegree = (EARTH_RADIUS_M * Math.PI) / 180;
+  const place = (north: number, east: number, eventId: number, at = venue): VenueItem => ({
+    eventId,
+    latitude: at.latitude + north / metresPerDegree,
+    longitude: at.longitude + east / (metresPerDegree * Math.cos((at.latitude * Math.PI) / 180)),
+  });
+  const events = (count: number) => Array.from({ length: count }, (_, i) => i + 1);
+
+  test("one spot outside the core on routineEvents different events is a routine; one event fewer is not", () => {
+    const spot = (eventId: number, jitter: number) => place(400 + jitter, 300 - jitter, eventId);
+    const enough = events(CONFIDENCE.routineEvents).map((id) => spot(id, (id % 3) * 10));
+    expect(routineFlags(enough, venue)).toEqual(enough.map(() => true));
+    const fewer = enough.slice(1);
+    expect(routineFlags(fewer, venue)).toEqual(fewer.map(() => false));
+  });
+
+  test("many items of one event from one spot are not a routine", () => {
+    const items = events(20).map((i) => place(400, 300 + i, 7));
+    expect(routineFlags(items, venue).some(Boolean)).toBe(false);
+  });
+
+  test("a seat in the core (max(coreMinM, coreShare x radius)) used game after game is not a routine", () => {
+    const core = Math.max(CONFIDENCE.coreMinM, CONFIDENCE.coreShare * venue.radiusM);
+    const seat = events(40).map((id) => place(core * 0.6, core * 0.6, id));
+    expect(routineFlags(seat, venue).some(Boolean)).toBe(false);
+    const outside = events(40).map((id) => place(core * 0.8, core * 0.8, id));
+    expect(routineFlags(outside, venue).every(Boolean)).toBe(true);
+  });
+
+  test("spots further apart than spotM do not add up", () => {
+    const items = events(CONFIDENCE.routineEvents).map((id) => place(400, id * (CONFIDENCE.spotM + 5), id));
+    expect(routineFlags(items, venue).some(Boolean)).toBe(false);
+  });
+
+  test("across the antimeridian a spot is still one spot", () => {
+    const dateLine = { latitude: -16.5, longitude: 179.9995, radiusM: 1000 };
+    const items = events(CONFIDENCE.routineEvents).map((id) => {
+      const item = place(300, 200 + id, id, dateLine);
+      return { ...item, longitude: item.longitude > 180 ? item.longitude - 360 : item.longitude };
+    });
+    expect(items.every((item) => item.longitude < 0)).toBe(true);
+    expect(routineFlags(items, dateLine).every(Boolean)).toBe(true);
+  });
+});
+
+describe("itemPlace: the parts of the best-candidate score, from stored facts", () => {
+  const settings = { radiusM: 500, beforeMinutes: 120, afterMinutes: 60, defaultDurationMinutes: 300 };
+  const venue = { latitude: 10, longitude: 10, radiusM: null };
+  const north = (metres: number) => 10 + (metres / EARTH_RADIUS_M) * (180 / Math.PI);
+
+  test("distance over the radius that applies, time distance over the padding on its side", () => {
+    const event = { startsAtMs: START, endsAtMs: null };
+    expect(
+      itemPlace(
+        { latitude: north(250), longitude: 10, takenAtMs: START - 30 * MINUTE },
+        venue,
+        event,
+        settings,
+      ),
+    ).toEqual({
+      distanceShare: expect.closeTo(0.5, 9),
+      timeShare: 0.25,
+      before: true,
+    });
+    // No end in the catalog: the default 300 minutes, then 15 of the 60 minutes after.
+    expect(
+      itemPlace({ latitude: 10, longitude: 10, takenAtMs: START + 315 * MINUTE }, venue, event, settings),
+    ).toEqual({
+      distanceShare: 0,
+      timeShare: 0.25,
+      before: false,
+    });
+    const ends = { startsAtMs: START, endsAtMs: END };
+    expect(
+      itemPlace(
+        { latitude: north(50), longitude: 10, takenAtMs: START + 60 * MINUTE },
+        { ...venue, radiusM: 100 },
+        ends,
+        settings,
+      ),
+    ).toEqual({ distanceShare: expect.closeTo(0.5, 9), timeShare: 0, before: false });
+  });
+});
