@@ -3,11 +3,11 @@ import { rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
-import { testDatabaseUrl } from "../src/config.ts";
 import { generateCatalog } from "../src/store/catalog/generate/index.ts";
 import { importCatalog } from "../src/store/catalog/import.ts";
 import { fileLines } from "../src/store/catalog/lines.ts";
 import { openStore } from "../src/store/db.ts";
+import { testDatabaseUrl } from "../test/support/environment.ts";
 import { integer, parseOrExplain, UsageError } from "./args.ts";
 
 /**

@@ -1,9 +1,9 @@
-import { testDatabaseUrl } from "../src/config.ts";
 import { buildInBackground } from "../src/shards/build.ts";
 import type { CatalogColumns } from "../src/shards/columns.ts";
 import { Generation } from "../src/shards/generation.ts";
 import { type IndexBuffers, indexBytes } from "../src/shards/layout.ts";
 import type { MatchQuery, MatchSettings } from "../src/shards/matcher.ts";
+import { testDatabaseUrl } from "../test/support/environment.ts";
 import { generateBatches, generateCatalog } from "./bench-match-catalog.ts";
 import { loadPostgis } from "./bench-match-postgis.ts";
 import { type BenchResults, markdown, save } from "./bench-match-report.ts";

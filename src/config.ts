@@ -209,32 +209,15 @@ export function processEnv(): Env {
   return { ...process.env };
 }
 
+/**
+ * One variable of the process environment, read as the program reads its own (blank is unset), for
+ * tests and tools with settings of their own (TEST_DATABASE_URL): this module stays the only reader.
+ */
+export function variable(name: string): string | undefined {
+  return raw(process.env, name);
+}
+
 /** Whether stdout is an interactive terminal (progress bars are drawn only there). */
 export function isInteractive(): boolean {
   return process.stdout.isTTY === true && raw(process.env, "CI") === undefined;
-}
-
-/**
- * The PostgreSQL server tests run against: TEST_DATABASE_URL, else DATABASE_URL, else the local default.
- * Test files create a database of their own on it and drop it afterwards.
- */
-export function testDatabaseUrl(): string {
-  return (
-    raw(process.env, "TEST_DATABASE_URL") ??
-    raw(process.env, "DATABASE_URL") ??
-    "postgres://postgres@127.0.0.1:5432/postgres"
-  );
-}
-
-/**
- * SHARDS and WORKERS as a test run sets them, for the in-process test servers: CI runs the API
- * tests under several engine settings, and the answers must be the same under each.
- */
-export function testEngineEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of ["SHARDS", "WORKERS"]) {
-    const value = raw(process.env, name);
-    if (value !== undefined) env[name] = value;
-  }
-  return env;
 }

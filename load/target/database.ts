@@ -2,9 +2,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
-import { testDatabaseUrl } from "../../src/config.ts";
+import { testDatabaseUrl } from "../../test/support/environment.ts";
 
-/** A database of its own on the test server (the admin server of src/config.ts testDatabaseUrl()). */
+/** A database of its own on the test server (the admin server of test/support/environment.ts testDatabaseUrl()). */
 export type LoadDatabase = {
   name: string;
   url: string;

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
-import { testDatabaseUrl } from "../../src/config.ts";
 import { openStore, type Store } from "../../src/store/db.ts";
+import { testDatabaseUrl } from "./environment.ts";
 
 export type TestDatabase = {
   /** URL of a database created for this test file alone, already migrated. */

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { parseConfig, testEngineEnv } from "../../src/config.ts";
+import { parseConfig } from "../../src/config.ts";
 import { createApp } from "../../src/http/app.ts";
 import { type Listening, serve } from "../../src/http/server.ts";
 import { type Clock, createRateLimits, type LimitsLog, type RateLimits } from "../../src/limits/index.ts";
@@ -9,6 +9,7 @@ import { storeCatalogSource } from "../../src/shards/source.ts";
 import type { Store } from "../../src/store/db.ts";
 import { createPartner, issueKey } from "../../src/store/keys.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
+import { testEngineEnv } from "./environment.ts";
 
 export type TestServer = {
   baseUrl: string;
