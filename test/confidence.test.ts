@@ -10,6 +10,7 @@ import {
   itemWeight,
   rawEventConfidence,
   routineFlags,
+  spotCell,
   type VenueItem,
 } from "../src/confidence/confidence.ts";
 import { EARTH_RADIUS_M } from "../src/shards/geo.ts";
@@ -208,9 +209,25 @@ describe("routine spots", () => {
     expect(routineFlags(outside, venue).every(Boolean)).toBe(true);
   });
 
-  test("spots further apart than spotM do not add up", () => {
-    const items = events(CONFIDENCE.routineEvents).map((id) => place(400, id * (CONFIDENCE.spotM + 5), id));
-    expect(routineFlags(items, venue).some(Boolean)).toBe(false);
+  test("a spot is a cell and the eight around it: neighbours add up across a cell edge, cells two apart do not", () => {
+    const edge = CONFIDENCE.spotM * 6;
+    const straddling = events(CONFIDENCE.routineEvents).map((id) =>
+      place(400, edge + (id % 2 === 0 ? -1 : 1), id),
+    );
+    expect(routineFlags(straddling, venue).every(Boolean)).toBe(true);
+    const apart = events(CONFIDENCE.routineEvents).map((id) =>
+      place(400, id * (2 * CONFIDENCE.spotM + 5), id),
+    );
+    expect(routineFlags(apart, venue).some(Boolean)).toBe(false);
+  });
+
+  test("spotCell: null inside the core, else the cell on a grid anchored at the venue", () => {
+    const core = Math.max(CONFIDENCE.coreMinM, CONFIDENCE.coreShare * venue.radiusM);
+    expect(spotCell(place(core - 1, 0, 1), venue)).toBeNull();
+    expect(spotCell(place(0, -(core + 1), 1), venue)).toEqual({
+      row: 0,
+      column: Math.floor(-(core + 1) / CONFIDENCE.spotM),
+    });
   });
 
   test("across the antimeridian a spot is still one spot", () => {

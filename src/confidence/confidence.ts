@@ -22,9 +22,10 @@ import type { MatchSettings } from "../shards/matcher.ts";
  * and the routine flags stay as they are. An item's own confidence is that of an event holding it alone.
  *
  * Routine: an item outside the venue's core (the larger of coreMinM and coreShare of the radius)
- * from a spot (within spotM) where the user's kept items at that venue fall on at least routineEvents
- * different events: a home or a workplace inside the radius, photographed on many event nights.
- * Inside the core (the stands, the hall) a spot used again and again is a season ticket.
+ * from a spot (its cell and the eight around it, on a grid of spotM squares anchored at the venue's
+ * centre) where the user's kept items at that venue fall on at least routineEvents different events:
+ * a home or a workplace inside the radius, photographed on many event nights. Inside the core (the
+ * stands, the hall) a spot used again and again is a season ticket.
  */
 
 export type ConfidenceParameters = {
@@ -149,48 +150,48 @@ export function itemConfidence(item: ItemPlace, p: ConfidenceParameters = CONFID
 export type VenueItem = { eventId: number; latitude: number; longitude: number };
 
 /**
- * Which of a user's kept items at one venue are routine. Items are placed in metres around the venue
- * and bucketed on a grid of spotM cells, so each compares only with the 3 × 3 cells around its own.
+ * An item's cell on a grid of spotM squares anchored at the venue's centre, or null inside the core.
+ * Cells, not distances between items, so a store can keep one row per (cell, event) and read a spot's
+ * events with one range lookup.
+ */
+export function spotCell(
+  item: { latitude: number; longitude: number },
+  venue: { latitude: number; longitude: number; radiusM: number },
+  p: ConfidenceParameters = CONFIDENCE,
+): { row: number; column: number } | null {
+  const metresPerDegree = (EARTH_RADIUS_M * Math.PI) / 180;
+  // Across the antimeridian when that way is shorter.
+  const dLng = ((((item.longitude - venue.longitude + 180) % 360) + 360) % 360) - 180;
+  const north = (item.latitude - venue.latitude) * metresPerDegree;
+  const east = dLng * metresPerDegree * Math.cos((venue.latitude * Math.PI) / 180);
+  if (Math.hypot(north, east) <= Math.max(p.coreMinM, p.coreShare * venue.radiusM)) return null;
+  return { row: Math.floor(north / p.spotM), column: Math.floor(east / p.spotM) };
+}
+
+/**
+ * Which of a user's kept items at one venue are routine: outside the core, with the 3 × 3 cells
+ * around the item's own holding kept items of at least routineEvents different events.
  */
 export function routineFlags(
   items: readonly VenueItem[],
   venue: { latitude: number; longitude: number; radiusM: number },
   p: ConfidenceParameters = CONFIDENCE,
 ): boolean[] {
-  const core = Math.max(p.coreMinM, p.coreShare * venue.radiusM);
-  const metresPerDegree = (EARTH_RADIUS_M * Math.PI) / 180;
-  const cosLat = Math.cos((venue.latitude * Math.PI) / 180);
-  const place = items.map((item) => {
-    // Across the antimeridian when that way is shorter.
-    const dLng = ((((item.longitude - venue.longitude + 180) % 360) + 360) % 360) - 180;
-    const north = (item.latitude - venue.latitude) * metresPerDegree;
-    const east = dLng * metresPerDegree * cosLat;
-    return {
-      north,
-      east,
-      outside: Math.hypot(north, east) > core,
-      row: Math.floor(north / p.spotM),
-      column: Math.floor(east / p.spotM),
-    };
+  const cells = items.map((item) => spotCell(item, venue, p));
+  const eventsByCell = new Map<string, Set<number>>();
+  cells.forEach((cell, i) => {
+    if (cell === null) return;
+    const key = `${cell.row}:${cell.column}`;
+    const events = eventsByCell.get(key) ?? new Set<number>();
+    events.add((items[i] as VenueItem).eventId);
+    eventsByCell.set(key, events);
   });
-  const cells = new Map<string, number[]>();
-  place.forEach((at, i) => {
-    if (!at.outside) return;
-    const key = `${at.row}:${at.column}`;
-    const list = cells.get(key) ?? [];
-    list.push(i);
-    cells.set(key, list);
-  });
-  return place.map((at) => {
-    if (!at.outside) return false;
+  return cells.map((cell) => {
+    if (cell === null) return false;
     const events = new Set<number>();
     for (let dr = -1; dr <= 1; dr++) {
       for (let dc = -1; dc <= 1; dc++) {
-        for (const j of cells.get(`${at.row + dr}:${at.column + dc}`) ?? []) {
-          const other = place[j] as (typeof place)[number];
-          if (Math.hypot(other.north - at.north, other.east - at.east) <= p.spotM)
-            events.add((items[j] as VenueItem).eventId);
-        }
+        for (const id of eventsByCell.get(`${cell.row + dr}:${cell.column + dc}`) ?? []) events.add(id);
       }
     }
     return events.size >= p.routineEvents;
