@@ -113,7 +113,12 @@ export async function writeChart(path: string, results: readonly RuleResult[]): 
       encoding: {
         x: { field: "recall", type: "quantitative", scale: { domain: [0.5, 1] }, title: "recall" },
         y: { field: "precision", type: "quantitative", scale: { domain: [0, 1] }, title: "precision" },
-        color: { field: "series", type: "nominal", title: null, legend: { orient: "bottom", columns: 1 } },
+        color: {
+          field: "series",
+          type: "nominal",
+          title: null,
+          legend: { orient: "bottom", columns: 1, labelLimit: 600 },
+        },
       },
     },
   };
