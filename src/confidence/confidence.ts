@@ -178,22 +178,38 @@ export function routineFlags(
   p: ConfidenceParameters = CONFIDENCE,
 ): boolean[] {
   const cells = items.map((item) => spotCell(item, venue, p));
-  const eventsByCell = new Map<string, Set<number>>();
+  // Cells lie within radius / spotM of the venue (10,000 at a 10 km radius and 1 m cells): keys never collide.
+  const key = (row: number, column: number) => row * 100_000 + column;
+  const eventsByCell = new Map<number, Set<number>>();
   cells.forEach((cell, i) => {
     if (cell === null) return;
-    const key = `${cell.row}:${cell.column}`;
-    const events = eventsByCell.get(key) ?? new Set<number>();
+    const at = key(cell.row, cell.column);
+    const events = eventsByCell.get(at) ?? new Set<number>();
     events.add((items[i] as VenueItem).eventId);
-    eventsByCell.set(key, events);
+    eventsByCell.set(at, events);
   });
-  return cells.map((cell) => {
-    if (cell === null) return false;
+  // Items of one cell share the answer; counting stops at routineEvents.
+  const answers = new Map<number, boolean>();
+  const routineAround = (row: number, column: number): boolean => {
     const events = new Set<number>();
     for (let dr = -1; dr <= 1; dr++) {
       for (let dc = -1; dc <= 1; dc++) {
-        for (const id of eventsByCell.get(`${cell.row + dr}:${cell.column + dc}`) ?? []) events.add(id);
+        for (const id of eventsByCell.get(key(row + dr, column + dc)) ?? []) {
+          events.add(id);
+          if (events.size >= p.routineEvents) return true;
+        }
       }
     }
-    return events.size >= p.routineEvents;
+    return false;
+  };
+  return cells.map((cell) => {
+    if (cell === null) return false;
+    const at = key(cell.row, cell.column);
+    let answer = answers.get(at);
+    if (answer === undefined) {
+      answer = routineAround(cell.row, cell.column);
+      answers.set(at, answer);
+    }
+    return answer;
   });
 }
