@@ -12,7 +12,7 @@ import { writeResultJson } from "./report/write.ts";
 /**
  * `bun run bench:quality [--seed S] [--users N] [--cities N]`
  * How right users' histories are: simulated camera rolls with known truth (load/quality/world.ts)
- * matched in-process by the real engine under the rule of docs/api.md (Matching), and by the rule it
+ * matched in-process by the real engine under the rule of docs/api.md §5, and by the rule it
  * replaced (time distance first, applied here to the same candidates). Prints precision and recall of
  * attended events per kind of user, unranked and ranked, and writes JSON and an SVG chart to
  * load/results/.

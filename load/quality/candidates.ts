@@ -43,7 +43,7 @@ export const TIME_FIRST: Rule = {
   compare: (a, b) => a.gapMs - b.gapMs || a.distanceM - b.distanceM || byId(a, b),
 };
 
-/** docs/api.md, Matching: distance / radius + time distance / padding, then the same tie-breaks. */
+/** docs/api.md §5: distance / radius + time distance / padding, then the same tie-breaks. */
 export const SCORE: Rule = {
   name: "distance/radius + time/padding",
   compare: (a, b) =>

@@ -3,7 +3,7 @@ import type { MatchSettings } from "../shards/matcher.ts";
 
 /**
  * Match confidence: how sure the service is that a kept item, or a user's kept items at an event,
- * mean the user was there. It never changes what matches (docs/api.md, Matching); it ranks.
+ * mean the user was there. It never changes what matches (docs/api.md §5); it ranks.
  *
  * An item's weight is its closeness times its timing, each 1 at best:
  *
