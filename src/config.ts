@@ -39,6 +39,18 @@ const ConfigSchema = Type.Object({
   }),
   cursorSecret: Type.Union([Type.Null(), Type.String({ minLength: 32 })]),
   demo: Type.Boolean(),
+  logLevel: Type.Union([
+    Type.Literal("trace"),
+    Type.Literal("debug"),
+    Type.Literal("info"),
+    Type.Literal("warn"),
+    Type.Literal("error"),
+    Type.Literal("fatal"),
+    Type.Literal("silent"),
+  ]),
+  metricsPort: Type.Union([Type.Null(), Integer(1, 65535)]),
+  metricsHost: Type.String({ minLength: 1 }),
+  drainSeconds: Integer(0, 300),
   /** Fault tests only: the first N match tasks exit their worker thread (null: none). */
   faultWorkerExit: Type.Union([Type.Null(), Integer(1, 1_000_000)]),
 });
@@ -80,6 +92,10 @@ const accepts: Record<string, string> = {
   RATE_LIMIT_STORE: "memory, or a redis:// URL",
   CURSOR_SECRET: "a string of at least 32 characters",
   DEMO: "true or false (or 1 or 0, any case)",
+  LOG_LEVEL: "trace, debug, info, warn, error, fatal or silent",
+  METRICS_PORT: "a port from 1 to 65535 for the Prometheus metrics, or empty for none",
+  METRICS_HOST: "a host name or address",
+  DRAIN_SECONDS: "an integer from 0 to 300 (seconds /readyz answers 503 before shutdown stops listening)",
   FAULT_WORKER_EXIT:
     "for fault tests only: a positive integer N, the first N match tasks exit their worker thread (needs WORKERS > 0)",
 };
@@ -109,6 +125,10 @@ const variableOf: Record<string, string> = {
   "/rateLimit/store": "RATE_LIMIT_STORE",
   "/cursorSecret": "CURSOR_SECRET",
   "/demo": "DEMO",
+  "/logLevel": "LOG_LEVEL",
+  "/metricsPort": "METRICS_PORT",
+  "/metricsHost": "METRICS_HOST",
+  "/drainSeconds": "DRAIN_SECONDS",
   "/faultWorkerExit": "FAULT_WORKER_EXIT",
 };
 
@@ -182,6 +202,10 @@ export function parseConfig(env: Env): Config {
     },
     cursorSecret: raw(env, "CURSOR_SECRET") ?? null,
     demo: boolean(env, "DEMO", raw(env, "DATABASE_URL") === undefined),
+    logLevel: raw(env, "LOG_LEVEL")?.toLowerCase() ?? "info",
+    metricsPort: number(env, "METRICS_PORT", null),
+    metricsHost: raw(env, "METRICS_HOST") ?? "127.0.0.1",
+    drainSeconds: number(env, "DRAIN_SECONDS", 0),
     faultWorkerExit: number(env, "FAULT_WORKER_EXIT", null),
   };
   const problems = new Set<string>();

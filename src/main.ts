@@ -1,9 +1,11 @@
 import { lookup } from "node:dns/promises";
 import { createServer } from "node:net";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
-import { createApp, type Log } from "./http/app.ts";
+import { createApp } from "./http/app.ts";
 import { serve } from "./http/server.ts";
 import { createRateLimits } from "./limits/index.ts";
+import { observe } from "./observability/instance.ts";
+import { createLogger, type Log } from "./observability/log.ts";
 import { startMatchingEngine } from "./shards/engine.ts";
 import { EmbeddedDatabaseBusyError, openStore } from "./store/db.ts";
 import { bootstrapDemo } from "./store/demo.ts";
@@ -15,11 +17,6 @@ import { cursorSecretOf } from "./store/settings.ts";
  * pools close within theirs (5 s).
  */
 const SHUTDOWN_GRACE_MS = 15_000;
-
-/** One JSON object per line on stderr: easy to grep by eye, easy to ship to a log pipeline. */
-const log: Log = (event, fields = {}) => {
-  console.error(JSON.stringify({ time: new Date().toISOString(), event, ...fields }));
-};
 
 /** A failure to listen, named by address, with the system's code for `startFailure` to show. */
 function cannotListen({ host, port }: Pick<Config, "host" | "port">, reason: string, code: unknown): Error {
@@ -85,16 +82,17 @@ const baseUrlOf = (host: string, port: number) =>
   `http://${host.includes(":") ? `[${host}]` : host}:${port}/v1`;
 
 /** Serves the app, naming the address when the system refuses it (taken, or not this machine's). */
-function listen(app: ReturnType<typeof createApp>, { host, port }: Config) {
+function listen(app: ReturnType<typeof createApp>, options: Parameters<typeof serve>[1]) {
+  const { host, port } = options;
   try {
-    return serve(app, { port, host, log });
+    return serve(app, options);
   } catch (error) {
     const { code, message } = error as { code?: unknown; message?: unknown };
     throw cannotListen({ host, port }, String(message), code);
   }
 }
 
-async function start(config: Config): Promise<void> {
+async function start(config: Config, log: Log): Promise<void> {
   await checkHost(config);
   await checkPort(config);
   const store = await openConfiguredStore(config);
@@ -104,46 +102,70 @@ async function start(config: Config): Promise<void> {
       environment: config.environment,
     });
   }
-  const matcher = await startMatchingEngine({
+  const engine = await startMatchingEngine({
     store,
     settings: config.match,
     shards: config.shards,
     workers: config.workers,
     pollSeconds: config.catalogPollSeconds,
-    log: (line) => log("catalog", { message: line }),
+    log,
   });
-  if (config.faultWorkerExit !== null) matcher.injectWorkerFault("exit", config.faultWorkerExit);
+  if (config.faultWorkerExit !== null) engine.injectWorkerFault("exit", config.faultWorkerExit);
   const limits = createRateLimits(config, { store, log });
   const cursorSecret = await cursorSecretOf(store, config.cursorSecret);
-  const app = createApp({ config, store, matcher, limits, cursorSecret, log });
+  const observed = observe(config, { store, engine, limits, log });
+  const { metrics, matcher, readiness } = observed;
+  const app = createApp({ config, store, matcher, limits, cursorSecret, log, metrics });
   let server: ReturnType<typeof listen>;
   try {
-    server = listen(app, config);
+    server = listen(app, { host: config.host, port: config.port, log, metrics, readiness });
   } catch (error) {
     // Let go of what started, the embedded database's lock included, before the process exits.
-    await matcher.close();
+    await observed.close();
+    await engine.close();
     await limits.close();
     await store.close();
     throw error;
   }
   console.log(`rollcall listening on ${baseUrlOf(config.host, server.port)}`);
+  if (observed.metricsPort !== null) {
+    console.log(`metrics on http://${config.metricsHost}:${observed.metricsPort}/metrics`);
+  }
+  log("started", {
+    port: server.port,
+    environment: config.environment,
+    database: store.kind,
+    workers: config.workers,
+    shards: config.shards,
+    metricsPort: observed.metricsPort,
+  });
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log("shutdown", { signal });
+    log("shutdown", { signal, drainSeconds: config.drainSeconds });
     // A backstop for a database that stopped answering: requests give up after their deadline and
     // the pools after theirs, but nothing may keep an orchestrator waiting for ever.
-    setTimeout(() => {
-      log("shutdown_forced", { afterSeconds: SHUTDOWN_GRACE_MS / 1000 });
-      process.exit(1);
-    }, SHUTDOWN_GRACE_MS).unref();
+    setTimeout(
+      () => {
+        log("shutdown_forced", { afterSeconds: SHUTDOWN_GRACE_MS / 1000 + config.drainSeconds });
+        logger.flush();
+        process.exit(1);
+      },
+      SHUTDOWN_GRACE_MS + config.drainSeconds * 1000,
+    ).unref();
+    // Not ready first, still serving, so a load balancer stops sending before the listener closes.
+    observed.drain();
+    await Bun.sleep(config.drainSeconds * 1000);
     // In-flight requests finish before the matcher and the database they use go away.
     await server.stop();
-    await matcher.close();
+    await observed.close();
+    await engine.close();
     await limits.close();
     await store.close();
+    log("stopped", { signal });
+    logger.flush();
     process.exit(0);
   };
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
@@ -166,9 +188,22 @@ function startFailure(error: unknown): string {
   return `rollcall could not start: ${describeFailure(error).error}`;
 }
 
+let config: Config;
 try {
-  await start(loadConfig());
+  config = loadConfig();
 } catch (error) {
+  console.error(startFailure(error));
+  process.exit(1);
+}
+const logger = createLogger(config.logLevel);
+// A failure nobody awaited must not take every other request down with the process: it is logged as
+// the defect it is, and the process keeps serving (docs/operations.md, Observability).
+process.on("unhandledRejection", (reason) => logger.log("uncaught_error", describeFailure(reason)));
+process.on("uncaughtException", (error) => logger.log("uncaught_error", describeFailure(error)));
+try {
+  await start(config, logger.log);
+} catch (error) {
+  logger.flush();
   console.error(startFailure(error));
   process.exit(1);
 }

@@ -1,9 +1,11 @@
 import { Elysia, ValidationError } from "elysia";
 import type { Config } from "../config.ts";
 import type { RateLimits } from "../limits/index.ts";
+import { type Log, throttled } from "../observability/log.ts";
+import type { Metrics } from "../observability/metrics.ts";
 import type { Matcher } from "../shards/matcher.ts";
 import type { Store } from "../store/db.ts";
-import { describeFailure } from "../store/failures.ts";
+import { describeFailure, isConnectionFailure } from "../store/failures.ts";
 import { createAuthenticator } from "./auth.ts";
 import { ApiError, errorResponse, internalError } from "./errors.ts";
 import { EventFactsCache } from "./eventFacts.ts";
@@ -21,7 +23,7 @@ import { usersResource, userValidation } from "./users.ts";
 import { invalidRequest, issuesOf, type ValidationTranslator } from "./validation.ts";
 import { VenuePerformerCache } from "./venuePerformerCache.ts";
 
-export type Log = (event: string, fields?: Record<string, unknown>) => void;
+export type { Log } from "../observability/log.ts";
 
 /** Everything the HTTP layer needs, built by main.ts (or a test) and handed in. */
 export type AppDeps = {
@@ -32,6 +34,8 @@ export type AppDeps = {
   /** Secret that signs history cursors; the same on every instance sharing a database. */
   cursorSecret: string;
   log: Log;
+  /** Where the counters go; absent, nothing is counted (tests that do not look at them). */
+  metrics?: Metrics;
 };
 
 /** What the resources are built with: the app's dependencies and what the app keeps for them. */
@@ -47,7 +51,7 @@ const validationTranslators: Record<string, ValidationTranslator> = { ...userVal
  * Turns anything thrown while serving into the error envelope (docs/api.md §11). The framework's own failures
  * (parse, validation, unknown route) are mapped here too, so no plain-text or 422 answer escapes.
  */
-function toApiError(error: unknown, route: string, method: string, log: Log): ApiError {
+function toApiError(error: unknown, route: string, method: string, logs: FailureLogs): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof ValidationError) {
     const translate = validationTranslators[`${method} ${route}`] ?? invalidRequest;
@@ -56,9 +60,21 @@ function toApiError(error: unknown, route: string, method: string, log: Log): Ap
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "NOT_FOUND") return new ApiError("not_found", "No such path.");
   if (code === "PARSE") return new ApiError("invalid_request", "The request body is not valid JSON.");
-  log("internal_error", { route, method, ...describeFailure(error) });
+  if (isConnectionFailure(error)) {
+    logs.database("database_request_failed", { route, method, ...describeFailure(error) });
+  } else {
+    logs.defect("internal_error", { route, method, ...describeFailure(error) });
+  }
   return internalError();
 }
+
+/**
+ * Where failures are logged: a defect on every request it hits, the database's absence at most once
+ * every ten seconds (the database watch logs when it goes and when it is back).
+ */
+type FailureLogs = { defect: Log; database: Log };
+
+const DATABASE_FAILURE_LOG_EVERY_MS = 10_000;
 
 /** The path a request asked for, for the log when the failure came before routing (the gate's key lookup). */
 function pathOf(request: Request): string {
@@ -81,6 +97,12 @@ export function createApp(deps: AppDeps) {
     ),
     venuesAndPerformers,
   };
+  deps.metrics?.watchCache("event_facts", () => resources.eventFacts.stats());
+  deps.metrics?.watchCache("venues_performers", () => venuesAndPerformers.stats());
+  const failureLogs: FailureLogs = {
+    defect: deps.log,
+    database: throttled(deps.log, DATABASE_FAILURE_LOG_EVERY_MS),
+  };
   const gate = createGate({
     routes: compileRoutes(routePolicies),
     authenticate: createAuthenticator(deps.store, deps.config.environment),
@@ -95,7 +117,7 @@ export function createApp(deps: AppDeps) {
       try {
         await gate(request);
       } catch (error) {
-        return errorResponse(toApiError(error, pathOf(request), request.method, deps.log));
+        return errorResponse(toApiError(error, pathOf(request), request.method, failureLogs));
       }
       return undefined;
     })
@@ -105,7 +127,7 @@ export function createApp(deps: AppDeps) {
       return context === undefined ? {} : context.body;
     })
     .onError(({ error, route, request }) =>
-      errorResponse(toApiError(error, route ?? "", request.method, deps.log)),
+      errorResponse(toApiError(error, route ?? "", request.method, failureLogs)),
     )
     .use(operationalResource(deps))
     .use(usersResource(deps))

@@ -1,7 +1,7 @@
 import type { Store } from "../store/db.ts";
 import type { AttendedEvent, EventFacts } from "../store/eventDetails.ts";
 import { eventFactsText, eventText } from "./eventMappers.ts";
-import { VersionedCache } from "./versionedCache.ts";
+import { type CacheStats, VersionedCache } from "./versionedCache.ts";
 
 /**
  * What an entry costs besides its text: the map node, the key and the string header. Rough, as the
@@ -32,6 +32,10 @@ export class EventFactsCache {
   constructor(maxBytes: number, readFacts: FactsReader) {
     this.#texts = new VersionedCache<string>(maxBytes, (text) => text.length + ENTRY_OVERHEAD_BYTES);
     this.#readFacts = readFacts;
+  }
+
+  stats(): CacheStats {
+    return this.#texts.stats();
   }
 
   /**

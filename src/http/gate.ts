@@ -7,6 +7,10 @@ import type { RoutePolicy, RouteTable } from "./routes.ts";
 
 /** What the gate learned about a request, for the handlers and the response headers. */
 export type RequestContext = {
+  /** The route's pattern (`/v1/users/:user_id/media`), or null for a path the API does not serve. */
+  route: string | null;
+  /** The budget the route spends, for the 429 counter. */
+  budget: string | null;
   partner: Partner | null;
   /** RateLimit headers to put on the response of a limited endpoint. */
   rateHeaders: Record<string, string>;
@@ -64,19 +68,21 @@ export function createGate({ routes, authenticate, limits }: GateDeps) {
   return async (request: Request): Promise<void> => {
     const url = urlOf(request);
     const found = routes.match(request.method, url.pathname);
-    if (found.kind === "not_found") throw new ApiError("not_found", "No such path.");
-    if (found.kind === "method_not_allowed") {
-      throw new ApiError("method_not_allowed", `Use ${found.allow.join(", ")} on this path.`, null, {
-        allow: found.allow.join(", "),
-      });
-    }
     const context: RequestContext = {
+      route: found.kind === "route" ? found.pattern : null,
+      budget: found.kind === "route" ? found.policy.budget : null,
       partner: null,
       rateHeaders: {},
       body: undefined,
       mayHoldMalformed: false,
     };
     contexts.set(request, context);
+    if (found.kind === "not_found") throw new ApiError("not_found", "No such path.");
+    if (found.kind === "method_not_allowed") {
+      throw new ApiError("method_not_allowed", `Use ${found.allow.join(", ")} on this path.`, null, {
+        allow: found.allow.join(", "),
+      });
+    }
     const { policy } = found;
     if (policy.auth) context.partner = await authenticate(request.headers.get("x-partner-api-key"));
     if (policy.budget !== null && context.partner !== null) {

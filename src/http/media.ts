@@ -145,6 +145,11 @@ export function mediaResource(deps: ResourceDeps) {
     async ({ request, params, body }) => {
       const user = { partnerId: partnerOf(request).partnerId, userId: params.user_id };
       const outcome = await ingestMediaBatch(deps, user, body.media);
+      deps.metrics?.batch({
+        accepted: outcome.accepted,
+        matched: outcome.kept.length,
+        rejected: outcome.rejected,
+      });
       return finishedJsonWithEvents(toBatchMembers(outcome), outcome.eventTexts, {
         last_sync_at: outcome.lastSyncAt.toISOString(),
       });

@@ -38,7 +38,8 @@ export function operationalResource({ limits }: AppDeps) {
           info: {
             title: "rollcall partner API",
             version: "v1",
-            description: "Matches camera-roll metadata against a live-event catalog.",
+            description:
+              "Matches camera-roll metadata against a live-event catalog. Reference: docs/api.md in the rollcall repository.",
           },
           components: {
             securitySchemes: { partnerKey: { type: "apiKey", in: "header", name: "X-PARTNER-API-KEY" } },

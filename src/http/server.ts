@@ -1,6 +1,9 @@
+import type { Readiness } from "../observability/instance.ts";
+import { ACCESS_EVENT, throttled } from "../observability/log.ts";
+import type { Metrics } from "../observability/metrics.ts";
 import type { App, Log } from "./app.ts";
-import { ApiError, errorResponse, internalError } from "./errors.ts";
-import { contextOf } from "./gate.ts";
+import { ApiError, errorResponse, internalError, JSON_MEDIA_TYPE } from "./errors.ts";
+import { contextOf, type RequestContext } from "./gate.ts";
 
 /** An incoming X-Request-Id is echoed only when it is a sane token; anything else gets a fresh id. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -46,6 +49,8 @@ function routable(request: Request): Request {
  */
 export const REQUEST_DEADLINE_MS = 8000;
 
+const DEADLINE_LOG_EVERY_MS = 10_000;
+
 const tooSlow = () =>
   new ApiError(
     "internal_error",
@@ -80,22 +85,86 @@ export type Listening = {
   stop(): Promise<void>;
 };
 
+export type ServeOptions = {
+  port: number;
+  host: string;
+  log: Log;
+  metrics?: Metrics;
+  readiness?: Readiness;
+};
+
+const probeAnswer = (status: number, body: Record<string, unknown>) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": JSON_MEDIA_TYPE } });
+
+/**
+ * Probes for orchestrators, outside /v1 and without a key: `/livez` says the process serves requests
+ * at all (restart it if not); `/readyz` says it should get traffic: the index is built, the database
+ * answers, and it is not draining for shutdown.
+ */
+function probes(readiness: Readiness) {
+  return {
+    "/livez": () => probeAnswer(200, { status: "ok" }),
+    "/readyz": () => {
+      const { ready, reasons } = readiness();
+      return ready
+        ? probeAnswer(200, { status: "ready" })
+        : probeAnswer(503, { status: "not_ready", reasons });
+    },
+  };
+}
+
+/** The number of media items a batch carried, for the access log; absent on every other route. */
+function itemsOf(context: RequestContext | undefined): number | undefined {
+  const media = (context?.body as { media?: unknown } | undefined)?.media;
+  return Array.isArray(media) ? media.length : undefined;
+}
+
+/** One access-log line and the request metrics; never a key, an email, coordinates or a body. */
+function account(
+  request: Request,
+  response: Response,
+  requestId: string,
+  startedMs: number,
+  options: ServeOptions,
+) {
+  const context = contextOf(request);
+  const route = context?.route ?? "unmatched";
+  const seconds = (performance.now() - startedMs) / 1000;
+  options.metrics?.request(route, request.method, response.status, seconds);
+  if (response.status === 429 && context?.budget) options.metrics?.rateLimited(context.budget);
+  options.log(ACCESS_EVENT, {
+    requestId,
+    partner: context?.partner?.partnerId ?? null,
+    method: request.method,
+    route,
+    status: response.status,
+    durationMs: Math.round(seconds * 10_000) / 10,
+    items: itemsOf(context),
+  });
+}
+
 /**
  * Serves the app. This wrapper is the last word on every response: it adds X-Request-Id and the
- * RateLimit headers, and turns anything that still escaped the framework into the envelope.
+ * RateLimit headers, turns anything that still escaped the framework into the envelope, and accounts
+ * for the request in the access log and the metrics.
  */
-export function serve(app: App, options: { port: number; host: string; log: Log }): Listening {
+export function serve(app: App, options: ServeOptions): Listening {
+  const readiness = options.readiness ?? (() => ({ ready: true, reasons: [] }));
+  // A database that stops answering sends every request past its deadline: one line per burst.
+  const deadlineLog = throttled(options.log, DEADLINE_LOG_EVERY_MS);
   const server = Bun.serve({
     port: options.port,
     hostname: options.host,
     maxRequestBodySize: RUNTIME_BODY_LIMIT,
+    routes: probes(readiness),
     fetch: async (received) => {
+      const startedMs = performance.now();
       const request = routable(received);
       const incoming = received.headers.get("x-request-id");
       const requestId = incoming !== null && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
       let response: Response;
       try {
-        response = await answerWithin(app, request, options.log);
+        response = await answerWithin(app, request, deadlineLog);
       } catch {
         response = errorResponse(internalError());
       }
@@ -103,6 +172,7 @@ export function serve(app: App, options: { port: number; host: string; log: Log 
         if (!response.headers.has(name)) response.headers.set(name, value);
       }
       response.headers.set("x-request-id", requestId);
+      account(request, response, requestId, startedMs, options);
       return response;
     },
   });

@@ -6,7 +6,7 @@ import {
   readVenuesAndPerformers,
   type VenueDetail,
 } from "../store/eventDetails.ts";
-import { VersionedCache } from "./versionedCache.ts";
+import { type CacheStats, VersionedCache } from "./versionedCache.ts";
 
 /**
  * What an entry costs besides its strings: the map node, the key and the object with its fields.
@@ -39,6 +39,17 @@ export class VenuePerformerCache {
   constructor(maxBytes: number) {
     this.#venues = new VersionedCache<VenueDetail>(Math.floor(maxBytes * VENUE_SHARE), sizeOf);
     this.#performers = new VersionedCache<PerformerFacts>(Math.floor(maxBytes * (1 - VENUE_SHARE)), sizeOf);
+  }
+
+  /** Venues and performers together: one hit ratio for the facts stats and pages are built from. */
+  stats(): CacheStats {
+    const venues = this.#venues.stats();
+    const performers = this.#performers.stats();
+    return {
+      hits: venues.hits + performers.hits,
+      misses: venues.misses + performers.misses,
+      entries: venues.entries + performers.entries,
+    };
   }
 
   /**

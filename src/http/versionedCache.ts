@@ -10,9 +10,13 @@ import { LRUCache } from "lru-cache";
  * was read from: a newer version empties the cache, and an answer read at an older one (a request that
  * overlapped an import) reads its facts again and keeps nothing.
  */
+export type CacheStats = { hits: number; misses: number; entries: number };
+
 export class VersionedCache<V extends {}> {
   readonly #entries: LRUCache<number, V> | null;
   #version = -1n;
+  #hits = 0;
+  #misses = 0;
 
   constructor(maxBytes: number, sizeOf: (value: V) => number) {
     this.#entries =
@@ -37,7 +41,15 @@ export class VersionedCache<V extends {}> {
 
   /** The entry of `key`; only for a version `holds` answered true for. */
   get(key: number): V | undefined {
-    return this.#entries?.get(key);
+    const value = this.#entries?.get(key);
+    if (value === undefined) this.#misses++;
+    else this.#hits++;
+    return value;
+  }
+
+  /** Lookups since start by outcome, and what is held now: the hit ratio operators watch. */
+  stats(): CacheStats {
+    return { hits: this.#hits, misses: this.#misses, entries: this.#entries?.size ?? 0 };
   }
 
   /** Keeps `value`; only for a version `holds` answered true for. */

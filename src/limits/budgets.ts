@@ -31,6 +31,8 @@ export type RateLimitReport = {
 export interface RateLimits {
   admit(subject: RateSubject, budget: Budget): Promise<Admission>;
   report(partnerId: string): Promise<RateLimitReport>;
+  /** Where budgets are counted, and whether a shared store is unreachable (counting per instance). */
+  storeState(): { store: "memory" | "redis"; degraded: boolean };
   close(): Promise<void>;
 }
 

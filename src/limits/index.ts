@@ -153,6 +153,7 @@ export function createRateLimits(config: Config, options: RateLimitsOptions): Ra
   return {
     admit,
     report,
+    storeState: () => ({ store: storeKind, degraded: limiter?.degraded() ?? false }),
     close: async () => {
       await limiter?.close();
     },

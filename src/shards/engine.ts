@@ -1,3 +1,4 @@
+import type { Log } from "../observability/log.ts";
 import type { Store } from "../store/db.ts";
 import { describeFailure } from "../store/failures.ts";
 import { buildInBackground, buildIndex } from "./build.ts";
@@ -16,12 +17,27 @@ export type EngineOptions = {
   workers: number;
   /** Task sizing and the hang timeout of the pool; defaults suit the API's 200-item batches. */
   pool?: Partial<Omit<GenerationOptions["pool"], "workers">>;
-  log?: (line: string) => void;
+  log?: Log;
+};
+
+/** What the index serves now, for metrics and readiness. */
+export type CatalogStatus = {
+  generation: number;
+  /** catalog_state.version the generation was built from. */
+  version: string;
+  events: number;
+  venues: number;
+  /** How long the generation took from reading the catalog to serving. */
+  buildSeconds: number;
+  /** When it went live, epoch milliseconds. */
+  liveSinceMs: number;
 };
 
 export type MatchingEngine = Matcher & {
   /** Number of the generation new batches run on (1 after the first build). */
   generation(): number;
+  /** The generation new batches run on, with its size and build time. */
+  catalog(): CatalogStatus;
   /** Checks the catalog version now and, when it moved, builds and swaps in the next generation. */
   refresh(): Promise<void>;
   /** Generations still holding memory: the current one plus any old one with batches in flight. */
@@ -39,6 +55,7 @@ const DEFAULT_POOL = { minTaskItems: 256, maxTaskItems: 4096, taskTimeoutMs: 5_0
  */
 class Engine implements MatchingEngine {
   private current: Generation;
+  private status: CatalogStatus;
   private readonly retired = new Set<Generation>();
   private refreshing: Promise<void> | null = null;
   private closed = false;
@@ -47,9 +64,11 @@ class Engine implements MatchingEngine {
     private readonly source: CatalogSource,
     private readonly options: GenerationOptions,
     first: Generation,
-    private readonly log: (line: string) => void,
+    firstStatus: CatalogStatus,
+    private readonly log: Log,
   ) {
     this.current = first;
+    this.status = firstStatus;
   }
 
   async match(queries: readonly MatchQuery[]): Promise<(Candidate | null)[]> {
@@ -61,7 +80,7 @@ class Engine implements MatchingEngine {
       generation.batches--;
       if (generation !== this.current && generation.batches === 0) {
         this.release(generation).catch((error: unknown) =>
-          this.log(`closing an old index generation: ${error}`),
+          this.log("catalog_generation_close_failed", describeFailure(error)),
         );
       }
     }
@@ -69,6 +88,10 @@ class Engine implements MatchingEngine {
 
   generation(): number {
     return this.current.number;
+  }
+
+  catalog(): CatalogStatus {
+    return this.status;
   }
 
   openGenerations(): number {
@@ -96,15 +119,15 @@ class Engine implements MatchingEngine {
     if (this.closed || (await this.source.version()) === this.current.version) return;
     const started = performance.now();
     const { version, columns } = await this.source.load();
+    const size = sizeOf(columns);
     const next = await openGeneration(columns, version, this.current.number + 1, this.options);
     if (this.closed) return void (await next.close());
     const previous = this.current;
     this.current = next;
+    this.status = statusOf(next, size, started);
     this.retired.add(previous);
     if (previous.batches === 0) await this.release(previous);
-    this.log(
-      `catalog version ${version}: index generation ${next.number} live after ${Math.round(performance.now() - started)} ms`,
-    );
+    this.log("catalog_generation_live", { ...this.status });
   }
 
   private async release(generation: Generation): Promise<void> {
@@ -134,6 +157,26 @@ async function openGeneration(
   return generation;
 }
 
+/** Read before the build, which hands the columns' buffers to its thread. */
+const sizeOf = (columns: CatalogColumns) => ({
+  events: columns.eventIds.length,
+  venues: columns.venueIds.length,
+});
+
+function statusOf(
+  generation: Generation,
+  size: { events: number; venues: number },
+  startedMs: number,
+): CatalogStatus {
+  return {
+    generation: generation.number,
+    version: generation.version,
+    ...size,
+    buildSeconds: (performance.now() - startedMs) / 1000,
+    liveSinceMs: Date.now(),
+  };
+}
+
 /** An engine over any catalog source; the first generation is built before it returns. */
 export async function createMatchingEngine(
   source: CatalogSource,
@@ -144,9 +187,14 @@ export async function createMatchingEngine(
     shards: options.shards,
     pool: { ...DEFAULT_POOL, ...options.pool, workers: options.workers },
   };
+  const started = performance.now();
   const { version, columns } = await source.load();
+  const size = sizeOf(columns);
   const first = await openGeneration(columns, version, 1, generationOptions);
-  return new Engine(source, generationOptions, first, options.log ?? (() => {}));
+  const log = options.log ?? (() => {});
+  const engine = new Engine(source, generationOptions, first, statusOf(first, size, started), log);
+  log("catalog_generation_live", { ...engine.catalog() });
+  return engine;
 }
 
 /** How long a catalog poll may wait on the database before the log says it is stuck. */
@@ -171,9 +219,10 @@ export async function startMatchingEngine(
     if (polling) {
       // A poll on a connection the database stopped answering never fails by itself: say so once.
       if (!failing && performance.now() - pollStarted > STALLED_POLL_MS) {
-        log(
-          `catalog refresh has waited ${STALLED_POLL_MS / 1000} s for the database, still serving the previous index`,
-        );
+        log("catalog_refresh_failed", {
+          error: `waited ${STALLED_POLL_MS / 1000} s for the database`,
+          serving: "the previous index",
+        });
         failing = true;
       }
       return;
@@ -183,12 +232,12 @@ export async function startMatchingEngine(
     engine
       .refresh()
       .then(() => {
-        if (failing) log("catalog refresh recovered");
+        if (failing) log("catalog_refresh_recovered");
         failing = false;
       })
       .catch((error: unknown) => {
         if (!failing)
-          log(`catalog refresh failed, still serving the previous index: ${describeFailure(error).error}`);
+          log("catalog_refresh_failed", { ...describeFailure(error), serving: "the previous index" });
         failing = true;
       })
       .finally(() => {
@@ -198,6 +247,7 @@ export async function startMatchingEngine(
   return {
     match: (queries) => engine.match(queries),
     generation: () => engine.generation(),
+    catalog: () => engine.catalog(),
     refresh: () => engine.refresh(),
     openGenerations: () => engine.openGenerations(),
     injectWorkerFault: (fault, tasks) => engine.injectWorkerFault(fault, tasks),

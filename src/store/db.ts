@@ -27,8 +27,83 @@ export type Store = {
   read<T>(query: SQL): Promise<T[]>;
   /** The postgres.js client, for COPY; null on PGlite (callers fall back to unnest batches). */
   readonly client: postgres.Sql | null;
+  /** How busy each connection pool is, for metrics. */
+  pools(): PoolUse[];
+  /** Whether the database answers a trivial statement within `timeoutMs`. */
+  ping(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 };
+
+/**
+ * A pool's use. postgres.js shows nothing of its queue, so the store counts what passes through it:
+ * `busy` is the statements sent through `rows`/`read` and not yet answered plus the connections held
+ * by batches (`reserve`); `waits` and `waitSeconds` add up every batch's wait for its connection.
+ */
+export type PoolUse = {
+  pool: "main" | "read" | "embedded";
+  connections: number;
+  busy: number;
+  waits: number;
+  waitSeconds: number;
+};
+
+const poolUse = (pool: PoolUse["pool"], connections: number): PoolUse => ({
+  pool,
+  connections,
+  busy: 0,
+  waits: 0,
+  waitSeconds: 0,
+});
+
+/** Runs `work` counted as busy in `use` for as long as it is unanswered. */
+async function counted<T>(use: PoolUse, work: () => Promise<T>): Promise<T> {
+  use.busy++;
+  try {
+    return await work();
+  } finally {
+    use.busy--;
+  }
+}
+
+/** Answers whether `check` settles successfully within `timeoutMs`; never throws. */
+async function answersWithin(check: () => Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([check().then(() => true), late]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The client with `reserve` counted in `use`: the time until a connection is handed over, and the
+ * connection as busy until it is released.
+ */
+function countingReservations(client: postgres.Sql, use: PoolUse): postgres.Sql {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property !== "reserve") return Reflect.get(target, property, receiver);
+      return async () => {
+        const asked = performance.now();
+        const reserved = await target.reserve();
+        use.waits++;
+        use.waitSeconds += (performance.now() - asked) / 1000;
+        use.busy++;
+        const release = reserved.release;
+        reserved.release = () => {
+          use.busy--;
+          release();
+        };
+        return reserved;
+      };
+    },
+  });
+}
 
 const migrationsFolder = join(dirname(new URL(import.meta.url).pathname), "..", "..", "drizzle");
 
@@ -147,12 +222,17 @@ async function openPostgres(url: string, poolSize: number, readPoolSize: number)
   const readClient = connect(readPoolSize, READ_PIPELINE);
   const db = drizzlePostgres(preparing(client), { schema }) as unknown as Db;
   const readDb = drizzlePostgres(preparing(readClient), { schema }) as unknown as Db;
+  const main = poolUse("main", poolSize);
+  const read = poolUse("read", readPoolSize);
   return {
     kind: "postgres",
     db,
-    client,
-    rows: async <T>(query: SQL, executor: Db | Tx = db) => rowsOf<T>(await executor.execute(query)),
-    read: async <T>(query: SQL) => rowsOf<T>(await readDb.execute(query)),
+    client: countingReservations(client, main),
+    rows: <T>(query: SQL, executor: Db | Tx = db) =>
+      counted(main, async () => rowsOf<T>(await executor.execute(query))),
+    read: <T>(query: SQL) => counted(read, async () => rowsOf<T>(await readDb.execute(query))),
+    pools: () => [{ ...main }, { ...read }],
+    ping: (timeoutMs) => answersWithin(() => client`select 1`.execute(), timeoutMs),
     close: async () => {
       await Promise.all([client.end({ timeout: 5 }), readClient.end({ timeout: 5 })]);
     },
@@ -212,12 +292,16 @@ async function openPglite(dataDir: string): Promise<Store> {
   }
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;
   await migratePglite(drizzlePglite(pglite), { migrationsFolder });
+  const embedded = poolUse("embedded", 1);
   return {
     kind: "pglite",
     db,
     client: null,
-    rows: async <T>(query: SQL, executor: Db | Tx = db) => rowsOf<T>(await executor.execute(query)),
-    read: async <T>(query: SQL) => rowsOf<T>(await db.execute(query)),
+    rows: <T>(query: SQL, executor: Db | Tx = db) =>
+      counted(embedded, async () => rowsOf<T>(await executor.execute(query))),
+    read: <T>(query: SQL) => counted(embedded, async () => rowsOf<T>(await db.execute(query))),
+    pools: () => [{ ...embedded }],
+    ping: (timeoutMs) => answersWithin(() => pglite.query("select 1"), timeoutMs),
     close: async () => {
       await pglite.close();
       unlock();

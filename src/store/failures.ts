@@ -35,3 +35,33 @@ export function describeFailure(error: unknown): { error: string; stack?: string
     ? { error: chain.join(" <- ") }
     : { error: chain.join(" <- "), stack: frames.join("\n") };
 }
+
+/**
+ * Codes that mean the database connection, not the statement, failed: the driver's own (the socket
+ * closed, the connect timed out), the system's (refused, reset), and PostgreSQL's classes 08
+ * (connection exception) and 57P (the server shutting down or starting up), and too many connections.
+ */
+const CONNECTION_CODES = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "53300",
+]);
+
+/** Whether a failure (or any cause of it) is the database being unreachable rather than a defect. */
+export function isConnectionFailure(error: unknown): boolean {
+  let link: unknown = error;
+  for (let depth = 0; link instanceof Error && depth < CAUSES_LOGGED; depth++) {
+    const code = (link as { code?: unknown }).code;
+    if (typeof code === "string" && (CONNECTION_CODES.has(code) || /^(08|57P)/.test(code))) return true;
+    link = link.cause;
+  }
+  return false;
+}

@@ -1,0 +1,244 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+/** A pool's use as the store counts it (see store/db.ts `PoolUse`). */
+export type PoolReading = {
+  pool: string;
+  connections: number;
+  busy: number;
+  waits: number;
+  waitSeconds: number;
+};
+
+export type CatalogReading = {
+  generation: number;
+  events: number;
+  venues: number;
+  buildSeconds: number;
+  liveSinceMs: number;
+};
+
+export type CacheReading = { hits: number; misses: number; entries: number };
+
+export type RateLimitStoreReading = { store: "memory" | "redis"; degraded: boolean };
+
+/** What a media batch came to, for the item counters. */
+export type BatchReading = {
+  accepted: number;
+  matched: number;
+  rejected: readonly { reason: string }[];
+};
+
+/**
+ * Latency buckets in seconds: a batch of 200 items answers in 2-50 ms when healthy; the top buckets
+ * separate a slow database from the 8 s request deadline.
+ */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 8];
+const MATCHING_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5];
+
+/** Methods the API serves; anything else is one label value, so a client cannot mint new series. */
+const KNOWN_METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]);
+
+/**
+ * The service's Prometheus metrics (docs/operations.md, Observability). Labels are route patterns,
+ * methods, statuses, budgets, pools and caches: never a user id, a key or an email, so the number of
+ * series is fixed by the code, not by traffic. Counters and histograms are updated where things happen;
+ * the state of the index, the pools, the limiter and the caches is read when Prometheus scrapes.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly #requests: Counter<"route" | "method" | "status">;
+  readonly #latency: Histogram<"route" | "method">;
+  readonly #rateLimited: Counter<"budget">;
+  readonly #items: Counter<"outcome" | "reason">;
+  readonly #matching: Histogram;
+  #catalog: () => CatalogReading | null = () => null;
+  #pools: () => readonly PoolReading[] = () => [];
+  #databaseUp: () => boolean | null = () => null;
+  #rateLimitStore: () => RateLimitStoreReading | null = () => null;
+  readonly #caches = new Map<string, () => CacheReading>();
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: "rollcall_process_" });
+    this.#requests = new Counter({
+      name: "rollcall_http_requests_total",
+      help: "Requests answered, by route pattern, method and status.",
+      labelNames: ["route", "method", "status"],
+      registers,
+    });
+    this.#latency = new Histogram({
+      name: "rollcall_http_request_duration_seconds",
+      help: "Time from receiving a request to its answer, by route pattern and method.",
+      labelNames: ["route", "method"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.#rateLimited = new Counter({
+      name: "rollcall_rate_limited_total",
+      help: "Requests refused 429 because a key's budget was spent, by budget.",
+      labelNames: ["budget"],
+      registers,
+    });
+    this.#items = new Counter({
+      name: "rollcall_media_items_total",
+      help: "Media items of answered batches: accepted, matched (a subset of accepted), rejected by reason.",
+      labelNames: ["outcome", "reason"],
+      registers,
+    });
+    this.#matching = new Histogram({
+      name: "rollcall_matching_duration_seconds",
+      help: "Time to match one batch's accepted items against the event index.",
+      buckets: MATCHING_BUCKETS,
+      registers,
+    });
+    this.#pullGauges(registers);
+  }
+
+  request(route: string, method: string, status: number, seconds: number): void {
+    const verb = KNOWN_METHODS.has(method) ? method : "OTHER";
+    this.#requests.inc({ route, method: verb, status: String(status) });
+    this.#latency.observe({ route, method: verb }, seconds);
+  }
+
+  rateLimited(budget: string): void {
+    this.#rateLimited.inc({ budget });
+  }
+
+  batch({ accepted, matched, rejected }: BatchReading): void {
+    this.#items.inc({ outcome: "accepted", reason: "" }, accepted);
+    this.#items.inc({ outcome: "matched", reason: "" }, matched);
+    for (const { reason } of rejected) this.#items.inc({ outcome: "rejected", reason });
+  }
+
+  matching(seconds: number): void {
+    this.#matching.observe(seconds);
+  }
+
+  watchCatalog(read: () => CatalogReading): void {
+    this.#catalog = read;
+  }
+
+  watchDatabase(pools: () => readonly PoolReading[], up: () => boolean): void {
+    this.#pools = pools;
+    this.#databaseUp = up;
+  }
+
+  watchRateLimitStore(read: () => RateLimitStoreReading): void {
+    this.#rateLimitStore = read;
+  }
+
+  watchCache(name: string, read: () => CacheReading): void {
+    this.#caches.set(name, read);
+  }
+
+  /** The exposition text and its content type, for the metrics listener. */
+  async exposition(): Promise<{ body: string; contentType: string }> {
+    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+
+  #pullGauges(registers: Registry[]): void {
+    const catalog = () => this.#catalog();
+    const catalogGauge = (name: string, help: string, pick: (reading: CatalogReading) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          const reading = catalog();
+          if (reading !== null) this.set(pick(reading));
+        },
+      });
+    catalogGauge(
+      "rollcall_catalog_generation",
+      "Index generation new batches match on.",
+      (r) => r.generation,
+    );
+    catalogGauge("rollcall_catalog_events", "Events in the index generation being served.", (r) => r.events);
+    catalogGauge("rollcall_catalog_venues", "Venues in the index generation being served.", (r) => r.venues);
+    catalogGauge(
+      "rollcall_catalog_build_seconds",
+      "How long the generation being served took from reading the catalog to serving.",
+      (r) => r.buildSeconds,
+    );
+    catalogGauge(
+      "rollcall_catalog_live_since_seconds",
+      "When the generation being served went live (Unix time).",
+      (r) => r.liveSinceMs / 1000,
+    );
+    this.#databaseGauges(registers);
+    const rateLimitStore = () => this.#rateLimitStore();
+    new Gauge({
+      name: "rollcall_rate_limit_store_degraded",
+      help: "1 while the shared (Redis) rate-limit store is unreachable and budgets are counted per instance.",
+      labelNames: ["store"],
+      registers,
+      collect() {
+        const reading = rateLimitStore();
+        if (reading !== null) this.set({ store: reading.store }, reading.degraded ? 1 : 0);
+      },
+    });
+    const caches = () => this.#caches;
+    new Gauge({
+      name: "rollcall_cache_lookups",
+      help: "Lookups of each in-memory cache since start, by result (hit or miss); only ever grows.",
+      labelNames: ["cache", "result"],
+      registers,
+      collect() {
+        for (const [cache, read] of caches()) {
+          const { hits, misses } = read();
+          this.set({ cache, result: "hit" }, hits);
+          this.set({ cache, result: "miss" }, misses);
+        }
+      },
+    });
+    new Gauge({
+      name: "rollcall_cache_entries",
+      help: "Entries held by each in-memory cache.",
+      labelNames: ["cache"],
+      registers,
+      collect() {
+        for (const [cache, read] of caches()) this.set({ cache }, read().entries);
+      },
+    });
+  }
+
+  #databaseGauges(registers: Registry[]): void {
+    const pools = () => this.#pools();
+    const up = () => this.#databaseUp();
+    const perPool = (name: string, help: string, pick: (reading: PoolReading) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ["pool"],
+        registers,
+        collect() {
+          for (const reading of pools()) this.set({ pool: reading.pool }, pick(reading));
+        },
+      });
+    perPool("rollcall_db_pool_connections", "Connections a pool may open.", (r) => r.connections);
+    perPool(
+      "rollcall_db_pool_busy",
+      "Statements sent and not yet answered, plus connections held for a batch's transaction.",
+      (r) => r.busy,
+    );
+    perPool(
+      "rollcall_db_pool_waits",
+      "Connections taken by batches since start (each batch runs its transaction on one); only ever grows.",
+      (r) => r.waits,
+    );
+    perPool(
+      "rollcall_db_pool_wait_seconds",
+      "Total time since start batches waited to be given their connection; only ever grows.",
+      (r) => r.waitSeconds,
+    );
+    new Gauge({
+      name: "rollcall_db_up",
+      help: "1 while PostgreSQL answers the service's health check (every second), else 0.",
+      registers,
+      collect() {
+        const value = up();
+        if (value !== null) this.set(value ? 1 : 0);
+      },
+    });
+  }
+}
