@@ -20,19 +20,33 @@ onBothDatabases("batch write", (storeOf) => {
     const store = storeOf();
     const userId = await newUser(store, "owned@example.com");
     const batch = { userId, acceptedIds: ["a"], kept: [kept("a", 100)] };
-    const read = sql`select 1 as one`;
-    expect(await writeBatch(store, { ...batch, partnerId: "globex" }, read)).toBeNull();
+    expect(await writeBatch(store, { ...batch, partnerId: "globex" }, [100])).toBeNull();
     const unknown = "7a0c3d4e-1f2b-4c5d-8e9f-0a1b2c3d4e5f";
-    expect(await writeBatch(store, { ...batch, userId: unknown, partnerId: "acme" }, read)).toBeNull();
+    expect(await writeBatch(store, { ...batch, userId: unknown, partnerId: "acme" }, [100])).toBeNull();
     expect(await mediaOf(store, userId)).toEqual([]);
     expect(await countsOf(store, userId)).toEqual([]);
     const [user] = await store.rows<{ last_sync_at: Date | null }>(
       sql`select last_sync_at from users where id = ${userId}::uuid`,
     );
     expect(user?.last_sync_at).toBeNull();
-    expect(await writeBatch(store, { ...batch, partnerId: "acme" }, read)).toMatchObject({
-      rows: [{ one: 1 }],
+    const written = await writeBatch(store, { ...batch, partnerId: "acme" }, [102, 100]);
+    expect(written?.events.map(({ event_id, media_count }) => ({ event_id, media_count }))).toEqual([
+      { event_id: 102, media_count: null },
+      { event_id: 100, media_count: 1 },
+    ]);
+    expect(JSON.parse(written?.events[1]?.media_json ?? "[]")).toHaveLength(1);
+  });
+
+  test("the answer's events are read only when asked for", async () => {
+    const store = storeOf();
+    const userId = await newUser(store, "unasked@example.com");
+    const written = await writeBatch(store, {
+      userId,
+      partnerId: "acme",
+      acceptedIds: ["a"],
+      kept: [kept("a", 100)],
     });
+    expect(written?.events).toEqual([]);
   });
 
   test("keeps, moves, forgets and counts, touching no other user's media", async () => {

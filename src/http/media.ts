@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { Candidate, Matcher } from "../shards/matcher.ts";
 import type { Store } from "../store/db.ts";
-import { type AttendedRow, attendedEventsQuery, attendedOf } from "../store/eventDetails.ts";
+import { attendedOf } from "../store/eventDetails.ts";
 import { type KeptMedia, writeBatch } from "../store/ingest.ts";
 import type { ResourceDeps } from "./app.ts";
 import { errorResponses } from "./errors.ts";
@@ -108,15 +108,15 @@ export async function ingestMediaBatch(
   const eventIds = [...new Set(kept.map((m) => m.eventId))];
   // The facts the cache lacks are read before anything is written (see `readUncached`).
   const prefetched = await eventFacts.readUncached(store, eventIds);
-  const written = await writeBatch<AttendedRow>(
+  const written = await writeBatch(
     store,
     { ...user, acceptedIds: accepted.map((a) => a.id), kept },
-    eventIds.length === 0 ? undefined : attendedEventsQuery(user.userId, eventIds),
+    eventIds,
   );
   // The write is the user lookup too (docs/api.md §2 step 8 still comes after the body passed).
   if (written === null) throw userNotFound();
-  const { lastSyncAt, rows } = written;
-  const version = rows[0]?.catalog_version;
+  const { lastSyncAt, events } = written;
+  const version = events[0]?.catalog_version;
   // An import that committed between the read and the write makes the facts read out of date: they are
   // read again after the commit, the one case where a committed batch can still fail (a 500, safe to
   // re-send).
@@ -125,7 +125,7 @@ export async function ingestMediaBatch(
   const eventTexts =
     version === undefined
       ? []
-      : await eventFacts.eventTexts(store, version, attendedOf(rows, true), readAlong);
+      : await eventFacts.eventTexts(store, version, attendedOf(events, true), readAlong);
   return { accepted: accepted.length, rejected, matches, kept, eventTexts, lastSyncAt };
 }
 

@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
-import { mediaListJson, storedItemJson } from "./eventDetails.ts";
+import { type AttendedRow, attendedEventsQuery, mediaListJson, storedItemJson } from "./eventDetails.ts";
 
 /** A media item that matched a licensed event: the only kind of item the service keeps (docs/api.md §4). */
 export type KeptMedia = {
@@ -239,11 +239,15 @@ async function inOneRoundTrip(store: Store, statements: readonly SQL[]): Promise
   }
 }
 
+/** What a committed batch leaves: the user's sync mark and what the user now keeps at the answer's events. */
+export type WrittenBatch = { lastSyncAt: Date; events: AttendedRow[] };
+
 /**
  * Stores a batch atomically: either every kept item, every removal, the user_events counts and the sync
- * mark are committed, or nothing is. Returns the user's `last_sync_at` after the batch and the rows of
- * `readAfter`, a statement run in the same transaction after the writes (the batch response's events),
- * or null, with nothing written, when the partner has no such user.
+ * mark are committed, or nothing is. Returns the user's `last_sync_at` after the batch and, read in the
+ * same transaction after the writes, what the user keeps at each of `answerEvents` in their order (the
+ * batch answer's events, `attendedEventsQuery`), or null, with nothing written, when the partner has no
+ * such user.
  *
  * The sync mark is its own statement, before the batch statement, not a data-modifying CTE of it: every
  * part of a statement reads the snapshot taken when the statement starts, so a batch that waited on the
@@ -251,24 +255,26 @@ async function inOneRoundTrip(store: Store, statements: readonly SQL[]): Promise
  * and the counts would drift. As a statement of its own the lock is held before the batch statement
  * takes its snapshot (READ COMMITTED). Sending them together keeps the whole batch one round trip.
  */
-export async function writeBatch<Row>(
+export async function writeBatch(
   store: Store,
   batch: BatchWrite,
-  readAfter?: SQL,
-): Promise<{ lastSyncAt: Date; rows: Row[] } | null> {
+  answerEvents: readonly number[] = [],
+): Promise<WrittenBatch | null> {
+  const readsEvents = answerEvents.length > 0;
   let results: unknown[][];
   try {
     results = await inOneRoundTrip(store, [
       syncMarkStatement(batch),
       ...(batch.acceptedIds.length > 0 ? [indexPathsOnly, batchStatement(batch)] : []),
-      ...(readAfter ? [readAfter] : []),
+      ...(readsEvents ? [attendedEventsQuery(batch.userId, answerEvents)] : []),
     ]);
   } catch (error) {
     if (sqlStateOf(error) === NO_SUCH_USER) return null;
     throw error;
   }
-  const [marks = [], ...rest] = results;
-  const mark = marks[0] as { last_sync_ms: number } | undefined;
+  // The rows' shapes are those of the statements above: the sync mark's one column, attendedEventsQuery's.
+  const mark = results[0]?.[0] as { last_sync_ms: number } | undefined;
   if (!mark) throw new Error("the sync mark statement returned no row");
-  return { lastSyncAt: new Date(mark.last_sync_ms), rows: readAfter ? ((rest.at(-1) ?? []) as Row[]) : [] };
+  const events = readsEvents ? ((results.at(-1) ?? []) as AttendedRow[]) : [];
+  return { lastSyncAt: new Date(mark.last_sync_ms), events };
 }
