@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { parseConfig } from "../../src/config.ts";
-import { type App, createApp } from "../../src/http/app.ts";
+import { createApp } from "../../src/http/app.ts";
 import { type Listening, serve } from "../../src/http/server.ts";
 import { type Clock, createRateLimits, type LimitsLog, type RateLimits } from "../../src/limits/index.ts";
 import { createMatchingEngine } from "../../src/shards/engine.ts";
@@ -67,22 +67,7 @@ export type TestServerOptions = {
   log?: LimitsLog;
   /** Wraps the catalog matcher the API calls, e.g. to make it fail or answer an event that does not exist. */
   wrapMatcher?: (inner: Matcher) => Matcher;
-  /**
-   * Told of every answer the app gives, before the server sends it: how a test waits for a request
-   * whose client is gone, which no call of its own can answer.
-   */
-  onAnswered?: (request: Request, response: Response) => void;
 };
-
-/** The app, reporting each answer to `onAnswered`; the server uses nothing of the app but `handle`. */
-function reporting(app: App, onAnswered: (request: Request, response: Response) => void): App {
-  const handle = async (request: Request) => {
-    const response = await app.handle(request);
-    onAnswered(request, response);
-    return response;
-  };
-  return Object.assign(Object.create(app) as App, { handle });
-}
 
 /**
  * Starts the real HTTP server in-process on a fresh PostgreSQL database, on a random port.
@@ -123,8 +108,7 @@ export async function startTestServer(
     cursorSecret: TEST_CURSOR_SECRET,
     log,
   });
-  const served = options.onAnswered ? reporting(app, options.onAnswered) : app;
-  const listening: Listening = serve(served, { port: 0, host: "127.0.0.1", log });
+  const listening: Listening = serve(app, { port: 0, host: "127.0.0.1", log });
   const baseUrl = `http://127.0.0.1:${listening.port}`;
   return {
     baseUrl,
