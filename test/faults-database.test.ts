@@ -41,14 +41,22 @@ afterAll(async () => {
 }, 30_000);
 
 /**
- * The service for the next scenario, on a running cluster. A service or cluster that an earlier
- * scenario left down is brought back (that scenario has failed already), so each scenario passes or
- * fails on its own.
+ * The service for the next scenario, on a running cluster, serving. A cluster or service that an
+ * earlier scenario left down or wedged is replaced (that scenario has failed already), so each
+ * scenario passes or fails on its own.
  */
 async function runningService(): Promise<ServiceProcess> {
   if (!cluster.isUp()) await cluster.start();
-  if (service === null || service.exitCode() !== null)
-    service = await startService({ DATABASE_URL: database.url });
+  if (service !== null && service.exitCode() === null) {
+    const health = await call(
+      service.baseUrl,
+      { method: "GET", path: "/v1/health", key: database.key },
+      3_000,
+    );
+    if (health.kind === "answer" && health.status === 200) return service;
+    await service.stop(2_000);
+  }
+  service = await startService({ DATABASE_URL: database.url });
   return service;
 }
 
