@@ -150,8 +150,7 @@ async function start(config: Config, log: Log): Promise<void> {
     setTimeout(
       () => {
         log("shutdown_forced", { afterSeconds: SHUTDOWN_GRACE_MS / 1000 + config.drainSeconds });
-        logger.flush();
-        process.exit(1);
+        void logger.flush().finally(() => process.exit(1));
       },
       SHUTDOWN_GRACE_MS + config.drainSeconds * 1000,
     ).unref();
@@ -165,7 +164,7 @@ async function start(config: Config, log: Log): Promise<void> {
     await limits.close();
     await store.close();
     log("stopped", { signal });
-    logger.flush();
+    await logger.flush();
     process.exit(0);
   };
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
@@ -203,7 +202,7 @@ process.on("uncaughtException", (error) => logger.log("uncaught_error", describe
 try {
   await start(config, logger.log);
 } catch (error) {
-  logger.flush();
+  await logger.flush();
   console.error(startFailure(error));
   process.exit(1);
 }

@@ -77,6 +77,26 @@ describe("parseConfig", () => {
     expect(problems[0]).toContain(JSON.stringify(value).slice(1, -1));
   });
 
+  test("observability: info logs, no metrics listener, no drain unless asked; bad values named", () => {
+    expect(parseConfig({})).toMatchObject({
+      logLevel: "info",
+      metricsPort: null,
+      metricsHost: "127.0.0.1",
+      drainSeconds: 0,
+    });
+    expect(parseConfig({ LOG_LEVEL: "WARN", METRICS_PORT: "9100", DRAIN_SECONDS: "5" })).toMatchObject({
+      logLevel: "warn",
+      metricsPort: 9100,
+      drainSeconds: 5,
+    });
+    const problems = problemsOf({ LOG_LEVEL: "verbose", METRICS_PORT: "0", DRAIN_SECONDS: "301" });
+    expect(problems.map((problem) => problem.split(":")[0])).toEqual([
+      "LOG_LEVEL",
+      "METRICS_PORT",
+      "DRAIN_SECONDS",
+    ]);
+  });
+
   test("every bad variable is named at once", () => {
     const error = (() => {
       try {

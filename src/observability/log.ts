@@ -24,10 +24,12 @@ const levelOf: Record<string, "warn" | "error"> = {
 /** The access log's event: one line per request, at info, so LOG_LEVEL=warn keeps only the faults. */
 export const ACCESS_EVENT = "request";
 
+const FLUSH_WAIT_MS = 1000;
+
 export type Logger = {
   log: Log;
-  /** Writes what is buffered; called before the process exits so the last lines are not lost. */
-  flush(): void;
+  /** Writes what is buffered; awaited before the process exits so the last lines are not lost. */
+  flush(): Promise<void>;
 };
 
 /**
@@ -35,8 +37,8 @@ export type Logger = {
  * writes asynchronously: lines logged while a write is under way go out together in the next one, so
  * the access log never blocks a request on the terminal or the pipe; `flush` drains it on shutdown.
  */
-export function createLogger(level: LogLevel, destination: number | string = 2): Logger {
-  const stream = pino.destination({ dest: destination, sync: false });
+export function createLogger(level: LogLevel, fd = 2): Logger {
+  const stream = pino.destination({ dest: fd, sync: false });
   const logger = pino(
     {
       level,
@@ -51,7 +53,15 @@ export function createLogger(level: LogLevel, destination: number | string = 2):
       const level = levelOf[event] ?? "info";
       if (logger.isLevelEnabled(level)) logger[level]({ event, ...fields });
     },
-    flush: () => stream.flushSync(),
+    flush: () =>
+      new Promise<void>((resolve) => {
+        // A write the destination cannot finish (a closed pipe) must not hold the exit up.
+        const timer = setTimeout(resolve, FLUSH_WAIT_MS);
+        stream.flush(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
   };
 }
 

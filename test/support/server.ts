@@ -3,6 +3,8 @@ import { parseConfig } from "../../src/config.ts";
 import { createApp } from "../../src/http/app.ts";
 import { type Listening, serve } from "../../src/http/server.ts";
 import { type Clock, createRateLimits, type LimitsLog, type RateLimits } from "../../src/limits/index.ts";
+import type { Readiness } from "../../src/observability/instance.ts";
+import type { Metrics } from "../../src/observability/metrics.ts";
 import { createMatchingEngine } from "../../src/shards/engine.ts";
 import type { Matcher } from "../../src/shards/matcher.ts";
 import { storeCatalogSource } from "../../src/shards/source.ts";
@@ -67,6 +69,10 @@ export type TestServerOptions = {
   log?: LimitsLog;
   /** Wraps the catalog matcher the API calls, e.g. to make it fail or answer an event that does not exist. */
   wrapMatcher?: (inner: Matcher) => Matcher;
+  /** Counts requests, items and cache lookups into these metrics (default: none kept). */
+  metrics?: Metrics;
+  /** Answers /readyz (default: always ready). */
+  readiness?: Readiness;
 };
 
 /**
@@ -107,8 +113,15 @@ export async function startTestServer(
     limits,
     cursorSecret: TEST_CURSOR_SECRET,
     log,
+    metrics: options.metrics,
   });
-  const listening: Listening = serve(app, { port: 0, host: "127.0.0.1", log });
+  const listening: Listening = serve(app, {
+    port: 0,
+    host: "127.0.0.1",
+    log,
+    metrics: options.metrics,
+    readiness: options.readiness,
+  });
   const baseUrl = `http://127.0.0.1:${listening.port}`;
   return {
     baseUrl,
