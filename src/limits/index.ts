@@ -35,6 +35,11 @@ export type RateLimitsOptions = {
   clock?: Clock;
   /** Prefix of every Redis key; deployments or test runs sharing one Redis use different ones. */
   redisPrefix?: string;
+  /**
+   * Counts the `memory` store's budgets instead of a limiter of this instance's own: on a request
+   * thread, the supervising thread's (see threadWindow.ts), so budgets stay exact across threads.
+   */
+  memoryLimiter?: SlidingWindowLimiter;
 };
 
 /**
@@ -72,7 +77,7 @@ const ADMITTED_UNLIMITED: Admission = { admitted: true, headers: {} };
 function createLimiter(config: Config, options: RateLimitsOptions): SlidingWindowLimiter {
   const windowMs = config.rateLimit.windowSeconds * 1000;
   if (config.rateLimit.store === "memory") {
-    return new MemoryWindowLimiter(windowMs, options.clock ?? Date.now);
+    return options.memoryLimiter ?? new MemoryWindowLimiter(windowMs, options.clock ?? Date.now);
   }
   return new RedisWindowLimiter({
     url: config.rateLimit.store,
@@ -82,6 +87,17 @@ function createLimiter(config: Config, options: RateLimitsOptions): SlidingWindo
     log: options.log ?? (() => {}),
   });
 }
+
+/**
+ * The one limiter request threads share when budgets are counted in memory, kept by the supervising
+ * thread; null when nothing is counted in memory (limits off, or a Redis store every thread reaches).
+ */
+export function sharedMemoryLimiter(config: Config): SlidingWindowLimiter | null {
+  if (!config.rateLimit.enabled || config.rateLimit.store !== "memory") return null;
+  return new MemoryWindowLimiter(config.rateLimit.windowSeconds * 1000, Date.now);
+}
+
+export { hostWindow, ThreadWindowLimiter } from "./threadWindow.ts";
 
 /**
  * Builds the service's rate limiting: per API key (so per environment), per budget, over a sliding window
