@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { parseConfig } from "../src/config.ts";
 
-export const SCENARIOS = ["ingest", "history", "stats", "mixed", "sweep"] as const;
+export const SCENARIOS = ["ingest", "history", "stats", "mixed", "sweep", "restart"] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export type LoadOptions = {
@@ -31,6 +31,8 @@ export type LoadOptions = {
   serverEnv: Record<string, string>;
   /** Non-2xx statuses a run provokes on purpose: 429 when the server's rate limits are switched on. */
   expectedStatuses: string[];
+  /** restart: the second of the measured run at which PostgreSQL is restarted; null for the others. */
+  restartAtSeconds: number | null;
 };
 
 export class UsageError extends Error {}
@@ -38,6 +40,7 @@ export class UsageError extends Error {}
 export const USAGE = `usage: bun run load -- --scenario ${SCENARIOS.join("|")} [options]
   --help, -h              this text
   --duration S            seconds per measured run (default 10)
+  --restart-at S          restart: the second of the run at which PostgreSQL restarts (default a third in)
   --warmup S              unmeasured seconds before each run (default 3)
   --connections C[,C..]   concurrent connections, one run each (default 32)
   --users U               users sending media (ingest, mixed, sweep; default 100)
@@ -48,13 +51,18 @@ export const USAGE = `usage: bun run load -- --scenario ${SCENARIOS.join("|")} [
   --kept-items N          pre-load N kept media items in all with COPY, about 250 a user (default 10000
                           for history, stats, mixed; skipped when the partner has kept users already)
   --batches B             media batches pre-generated and rotated (default 3000)
-  --batch-size N|MIN-MAX  items per batch (default 50-200)
+  --batch-size N|MIN-MAX  items per batch (default 50-200; restart: 200)
   --shards N[,N..]        SHARDS of the self-started server (sweep: the grid; default: the server's / 1,4,16,64)
   --workers N[,N..]       WORKERS of the self-started server (sweep: the grid; default: the server's / 0,1,2)
   --no-baseline           ingest: skip the bare Elysia baseline
   --keep-db               keep the database (named after events, seed, kept items) and reuse it next time
   --server-env K=V        extra environment of the self-started server (repeatable)
-  --profile               CPU-profile the self-started server (markdown under /tmp/rollcall-load/profiles)`;
+  --profile               CPU-profile the self-started server (markdown under /tmp/rollcall-load/profiles)
+
+restart runs rollcall on a PostgreSQL cluster of its own (initdb, pg_ctl; as the postgres OS user when
+run as root), ingest on half the connections and history and stats on a quarter each, and restarts
+that cluster (pg_ctl restart -m fast) at --restart-at: per-second answers, 5xx and p99, and the time
+until every route answers 200 again.`;
 
 /** A whole number from `min` to `max` given as `--name`, or a usage error naming the range. */
 export function integer(name: string, text: string, min: number, max: number): number {
@@ -94,6 +102,7 @@ export function parseLoadArgs(argv: string[], defaultDatabaseUrl: string | null)
     options: {
       scenario: { type: "string" },
       duration: { type: "string", default: "10" },
+      "restart-at": { type: "string" },
       warmup: { type: "string", default: "3" },
       connections: { type: "string", default: "32" },
       users: { type: "string" },
@@ -104,7 +113,7 @@ export function parseLoadArgs(argv: string[], defaultDatabaseUrl: string | null)
       seed: { type: "string", default: "1" },
       "kept-items": { type: "string" },
       batches: { type: "string", default: "3000" },
-      "batch-size": { type: "string", default: "50-200" },
+      "batch-size": { type: "string" },
       shards: { type: "string" },
       workers: { type: "string" },
       "no-baseline": { type: "boolean", default: false },
@@ -120,23 +129,31 @@ export function parseLoadArgs(argv: string[], defaultDatabaseUrl: string | null)
   if ((values.url === undefined) !== (values.key === undefined))
     throw new UsageError("--url and --key go together");
   const url = values.url === undefined ? null : localUrl(values.url);
-  if (url !== null && scenario === "sweep")
-    throw new UsageError("sweep restarts the server: it needs a self-started one");
-  const size = /^(\d+)(?:-(\d+))?$/.exec(values["batch-size"]);
+  if (url !== null && (scenario === "sweep" || scenario === "restart"))
+    throw new UsageError(`${scenario} restarts what it drives: it needs a self-started server`);
+  const restart = scenario === "restart";
+  const batchSize = values["batch-size"] ?? (restart ? "200" : "50-200");
+  const size = /^(\d+)(?:-(\d+))?$/.exec(batchSize);
   const min = integer("batch-size", size?.[1] ?? "", 1, 200);
   const max = integer("batch-size", size?.[2] ?? size?.[1] ?? "", 1, 200);
-  if (max < min) throw new UsageError(`--batch-size MIN-MAX needs MIN <= MAX, got ${values["batch-size"]}`);
+  if (max < min) throw new UsageError(`--batch-size MIN-MAX needs MIN <= MAX, got ${batchSize}`);
   const serverDefaults = parseConfig({});
-  const reads = scenario === "history" || scenario === "stats" || scenario === "mixed";
+  const reads = scenario === "history" || scenario === "stats" || scenario === "mixed" || restart;
   const sweep = scenario === "sweep";
   if ((scenario === "history" || scenario === "stats") && values.users !== undefined) {
     throw new UsageError(
       `${scenario} reads the kept users, whose number follows from --kept-items: drop --users`,
     );
   }
-  if (sweep && values.connections.includes(",")) {
-    throw new UsageError("sweep measures every cell at one connection count: pass one --connections value");
+  if ((sweep || restart) && values.connections.includes(",")) {
+    throw new UsageError(`${scenario} runs at one connection count: pass one --connections value`);
   }
+  const durationSeconds = integer("duration", values.duration, 1, 900);
+  const restartAtSeconds = restart ? restartSecond(values["restart-at"], durationSeconds) : null;
+  if (!restart && values["restart-at"] !== undefined)
+    throw new UsageError("--restart-at belongs to the restart scenario");
+  if (restart && values["keep-db"])
+    throw new UsageError("restart builds its database in a cluster that is removed afterwards: no --keep-db");
   if (!sweep && (values.shards?.includes(",") || values.workers?.includes(","))) {
     throw new UsageError("lists of --shards and --workers are sweep's grid; other scenarios take one value");
   }
@@ -158,9 +175,9 @@ export function parseLoadArgs(argv: string[], defaultDatabaseUrl: string | null)
   }
   return {
     scenario,
-    durationSeconds: integer("duration", values.duration, 1, 900),
+    durationSeconds,
     warmupSeconds: integer("warmup", values.warmup, 0, 60),
-    connections: integers("connections", values.connections, 1, 1024),
+    connections: integers("connections", values.connections, restart ? 4 : 1, 1024),
     users: integer("users", values.users ?? "100", 1, 100_000),
     url,
     key: values.key ?? null,
@@ -187,5 +204,13 @@ export function parseLoadArgs(argv: string[], defaultDatabaseUrl: string | null)
     profile: values.profile,
     serverEnv,
     expectedStatuses: rateLimited ? ["429"] : [],
+    restartAtSeconds,
   };
+}
+
+/** The restart's second: inside the run, with at least a second of traffic on either side of it. */
+function restartSecond(text: string | undefined, durationSeconds: number): number {
+  if (durationSeconds < 3) throw new UsageError("restart needs --duration 3 or more");
+  if (text === undefined) return Math.max(1, Math.floor(durationSeconds / 3));
+  return integer("restart-at", text, 1, durationSeconds - 2);
 }

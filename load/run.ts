@@ -9,13 +9,21 @@ import type { Scenario, ScenarioContext } from "./scenarios/common.ts";
 import { ingest } from "./scenarios/ingest.ts";
 import { mixed } from "./scenarios/mixed.ts";
 import { history, stats } from "./scenarios/reads.ts";
+import { restart } from "./scenarios/restart.ts";
 import { sweep } from "./scenarios/sweep.ts";
 import { seedKeptItems } from "./seed/keptItems.ts";
 import { catalogCounts, openTarget } from "./target/index.ts";
 import { keptItemCount, keptUsers } from "./target/users.ts";
 import { readCatalogSample } from "./traffic/sample.ts";
 
-const scenarios: Record<ScenarioName, Scenario> = { ingest, history, stats, mixed, sweep };
+/** The scenarios that run against openTarget's server; `restart` brings a PostgreSQL cluster of its own. */
+const scenarios: Record<Exclude<ScenarioName, "restart">, Scenario> = {
+  ingest,
+  history,
+  stats,
+  mixed,
+  sweep,
+};
 
 /** Events read from the catalog to draw traffic from: plenty of distinct events, little memory. */
 const SAMPLE_EVENTS = 100_000;
@@ -63,13 +71,13 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const startedAt = new Date().toISOString();
   const settings = config.match;
-  const target = await openTarget(
-    options,
-    (store, partnerId) => seedIfWanted(store, partnerId, options.keptItems, options.seed, settings),
-    log,
-  );
+  const prepare = (store: Store, partnerId: string) =>
+    seedIfWanted(store, partnerId, options.keptItems, options.seed, settings);
+  const scenario = options.scenario;
+  if (scenario === "restart") return restart({ options, argv, settings, prepare, log });
+  const startedAt = new Date().toISOString();
+  const target = await openTarget(options, prepare, log);
   // Ctrl-C stops the run instead of measuring on against a server the terminal interrupted as well:
   // the server is stopped and a throwaway database dropped, no report is written, and the exit
   // status is the shell's for an interrupt.
@@ -80,13 +88,13 @@ async function main(argv: string[]): Promise<number> {
   process.once("SIGINT", interrupt);
   try {
     const sample = await readCatalogSample(target.store, SAMPLE_EVENTS, options.seed);
-    const sendsMedia = options.scenario !== "history" && options.scenario !== "stats";
+    const sendsMedia = scenario !== "history" && scenario !== "stats";
     if (sendsMedia) await target.markTouched();
     // Counted before the run: `mixed` adds media to the kept users as it goes.
     const keptItems = await keptItemCount(target.store, target.partnerId);
-    const outcome = await scenarios[options.scenario]({ options, target, sample, settings, log });
+    const outcome = await scenarios[scenario]({ options, target, sample, settings, log });
     const report = {
-      scenario: options.scenario,
+      scenario,
       startedAt,
       command: `bun run load -- ${argv.join(" ")}`,
       machine: await describeMachine(target.store.client),

@@ -3,7 +3,7 @@ import { compile, type TopLevelSpec } from "vega-lite";
 import type { RunSummary } from "./summary.ts";
 
 /** Charts are Vega-Lite specifications rendered to SVG headless (no browser, no canvas). */
-async function render(spec: TopLevelSpec): Promise<string> {
+export async function render(spec: TopLevelSpec): Promise<string> {
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
   try {
     return await view.toSVG();

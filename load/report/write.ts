@@ -51,7 +51,7 @@ export function printReport(report: Report): void {
 }
 
 /** `<name>-<time>` under the results directory, with a file-name-safe timestamp (no colons, no fraction). */
-function resultBase(name: string, isoTime: string, directory: string): string {
+export function resultBase(name: string, isoTime: string, directory: string): string {
   mkdirSync(directory, { recursive: true });
   return join(directory, `${name}-${isoTime.replaceAll(":", "-").replace(/\..*/, "")}`);
 }
