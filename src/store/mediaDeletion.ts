@@ -1,0 +1,63 @@
+import { type SQL, sql } from "drizzle-orm";
+import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
+import { type BatchWrite, batchStatement } from "./ingest.ts";
+
+/** The ids of a deletion split by whether the user kept an item with that id (docs/api.md §16). */
+export type MediaDeletion = { deleted: string[]; notFound: string[] };
+
+/**
+ * The user lookup and row lock of a deletion: the lock a batch takes in `mark_batch_sync`, without moving
+ * the sync mark or the received-since-sync flag (a deletion is not media received during a scan). The
+ * lock serialises the deletion with the user's batches, which is what keeps the batch statement's count
+ * deltas exact.
+ */
+const lockedUser = (userId: string, partnerId: string): SQL =>
+  sql`select id from users where id = ${userId}::uuid and partner_id = ${partnerId} for update`;
+
+/**
+ * Which of `ids` the user keeps, through the batch's own probe (`media_replaced`, drizzle/0001): one
+ * primary-key lookup per id, planned per call, whatever the size of the user's library.
+ */
+const keptAmong = (userId: string, ids: readonly string[]): SQL =>
+  sql`select replaced_media_id as media_id from media_replaced(${userId}::uuid, ${sql.param(ids)}::text[])`;
+
+/** Whatever a batch of the user needs besides its items: the user, the partner, the matching settings. */
+export type DeletionScope = Omit<BatchWrite, "acceptedIds" | "kept">;
+
+/**
+ * Deletes the user's kept items with these ids, atomically, or returns null, with nothing written,
+ * when the partner has no such user.
+ *
+ * A deletion is the batch statement with every id accepted and nothing kept: exactly what a batch does
+ * to an accepted item that no longer matches. So every table the batch keeps in step with `media`
+ * (the history rows' counts, the stored media lists, whatever is derived from kept items) follows a
+ * deletion by the same statement, and an event left without media keeps its history row with a zero
+ * count and its hidden flag, as after a re-evaluation.
+ *
+ * ATTENDANCE_COPIES_LOCK is taken shared first, as a batch does: the batch statement refreshes the
+ * history rows' copies of event facts, which a catalog import must not rewrite underneath it.
+ */
+export async function deleteMedia(
+  store: Store,
+  scope: DeletionScope,
+  ids: readonly string[],
+): Promise<MediaDeletion | null> {
+  const distinct = [...new Set(ids)];
+  const { userId, partnerId } = scope;
+  return store.db.transaction(async (tx) => {
+    await store.rows(sql`select pg_advisory_xact_lock_shared(${ATTENDANCE_COPIES_LOCK}::int8)`, tx);
+    if ((await store.rows(lockedUser(userId, partnerId), tx)).length === 0) return null;
+    const found = new Set(
+      (await store.rows<{ media_id: string }>(keptAmong(userId, distinct), tx)).map((row) => row.media_id),
+    );
+    if (found.size > 0) {
+      // As for a batch (src/store/ingest.ts): the statement's cached plan must not scan `media`.
+      await store.rows(sql`set local enable_seqscan = off`, tx);
+      await store.rows(batchStatement({ ...scope, acceptedIds: [...found], kept: [] }), tx);
+    }
+    return {
+      deleted: distinct.filter((id) => found.has(id)),
+      notFound: distinct.filter((id) => !found.has(id)),
+    };
+  });
+}
