@@ -93,9 +93,10 @@ describe("a run second by second", () => {
 
   test("the chart draws the series, the fault's window and the recovery", async () => {
     const findings = restartFindings(run, 4, { restartMs: 2_000, backMs: 2_400, recoveredMs: null });
-    const svg = await restartChart("restart", findings.seconds, findings.marks);
+    const title = { text: "restart", subtitle: "1 s with 5xx" };
+    const svg = await restartChart(title, findings.seconds, findings.marks);
     expect(svg.startsWith("<svg")).toBe(true);
-    for (const text of ["ingest 2xx", "stats 2xx", "5xx", "other errors", "pg_ctl restart -m fast"])
+    for (const text of ["ingest 2xx", "stats 2xx", "other errors", "pg_ctl restart -m fast", "1 s with 5xx"])
       expect(svg).toContain(text);
   });
 });

@@ -23,10 +23,15 @@ const WIDTH = 640;
 
 /**
  * Answers per second by kind, failures per second, and p99 per second, over the run: the fault's
- * window (restart issued to the cluster back) shaded, and a rule where every route answered 200 again.
+ * window (restart issued to the cluster back) shaded, and a dashed rule where every route answered 200
+ * again.
  * Each second's values sit at its middle, so a line between two seconds is the change between them.
  */
-export function restartChart(title: string, seconds: readonly Second[], marks: Marks): Promise<string> {
+export function restartChart(
+  title: { text: string; subtitle: string },
+  seconds: readonly Second[],
+  marks: Marks,
+): Promise<string> {
   const rows: { second: number; series: string; value: number }[] = [];
   const latency: { second: number; p99: number }[] = [];
   for (const { second, total, byKind } of seconds) {
@@ -52,24 +57,28 @@ export function restartChart(title: string, seconds: readonly Second[], marks: M
     mark: { type: "rect" as const, color: "#888", opacity: 0.25 },
     encoding: { x: { field: "from", type: "quantitative" as const }, x2: { field: "to" } },
   };
+  const label = (at: number, text: string, align: "left" | "right") => ({
+    data: { values: [{ at, text }] },
+    mark: { type: "text" as const, align, dx: align === "left" ? 4 : -4, dy: -6, y: 0, fontSize: 11 },
+    encoding: {
+      x: { field: "at", type: "quantitative" as const },
+      text: { field: "text", type: "nominal" as const },
+    },
+  });
   const recovered =
     marks.recoveredMs === null
       ? []
       : [
           {
-            data: { values: [{ at: marks.recoveredMs / 1000, label: "all routes 200" }] },
+            data: { values: [{ at: marks.recoveredMs / 1000 }] },
             mark: { type: "rule" as const, color: "#2ca02c", strokeDash: [4, 3] },
             encoding: { x: { field: "at", type: "quantitative" as const } },
           },
         ];
-  const restartLabel = {
-    data: { values: [{ at: marks.restartMs / 1000, label: "pg_ctl restart -m fast" }] },
-    mark: { type: "text" as const, align: "left" as const, dx: 4, dy: -6, y: 0, fontSize: 11 },
-    encoding: {
-      x: { field: "at", type: "quantitative" as const },
-      text: { field: "label", type: "nominal" as const },
-    },
-  };
+  const labels = [
+    label(marks.restartMs / 1000, "pg_ctl restart -m fast", "right"),
+    ...(marks.recoveredMs === null ? [] : [label(marks.recoveredMs / 1000, "all routes 200 again", "left")]),
+  ];
   return render({
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     title,
@@ -94,7 +103,7 @@ export function restartChart(title: string, seconds: readonly Second[], marks: M
               },
             },
           },
-          restartLabel,
+          ...labels,
         ],
       },
       {

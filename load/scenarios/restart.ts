@@ -170,7 +170,13 @@ export async function restart(run: RestartRun): Promise<number> {
     for (const line of findingsLines(findings, stayedUp)) console.log(line);
     console.log(`server log events: ${JSON.stringify(serverLog.counts)}`);
     for (const problem of problems) console.log(`PROBLEM ${problem}`);
-    const title = `rollcall through a PostgreSQL restart, ${options.connections[0]} connections`;
+    const title = {
+      text: `rollcall through a PostgreSQL restart, ${options.connections[0]} connections`,
+      subtitle:
+        `${findings.secondsWith5xx} s with 5xx; every route 200 again ` +
+        `${findings.recoveryMs === null ? "not within the run" : `${findings.recoveryMs} ms after the restart`}; ` +
+        `process ${stayedUp ? "stayed up" : "DID NOT stay up"}; ${machine.cpu}, ${machine.cores} cores`,
+    };
     const base = resultBase("restart", startedAt, RESULTS_DIR);
     writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(`${base}.svg`, await restartChart(title, findings.seconds, findings.marks));
