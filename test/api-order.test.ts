@@ -164,7 +164,7 @@ describe("order of checks with a spent budget", () => {
     expect(Number(spent.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     const badKey = await limited.call("POST", "/v1/users", { key: "acme-x", body: { email: "a@b.co" } });
     expect(badKey.status).toBe(401);
-    const unknownPath = await limited.call("POST", "/v1/users/x", { key: limitedKey });
+    const unknownPath = await limited.call("POST", "/v1/users/x/unknown", { key: limitedKey });
     expect(unknownPath.status).toBe(404);
     expect((await limited.call("GET", "/v1/health", { key: limitedKey })).status).toBe(200);
     // The read budget is separate from the write budget.

@@ -7,6 +7,7 @@ import type { Matcher } from "../shards/matcher.ts";
 import type { Store } from "../store/db.ts";
 import { describeFailure, isConnectionFailure } from "../store/failures.ts";
 import { createAuthenticator } from "./auth.ts";
+import { erasureResource } from "./erasure.ts";
 import { ApiError, errorResponse, internalError } from "./errors.ts";
 import { EventFactsCache } from "./eventFacts.ts";
 import { eventsResource } from "./events.ts";
@@ -14,11 +15,13 @@ import { registerFormats } from "./formats.ts";
 import { contextOf, createGate } from "./gate.ts";
 import { hidingResource } from "./hiding.ts";
 import { mediaResource } from "./media.ts";
+import { mediaDeletionResource } from "./mediaDeletion.ts";
 import { mediaValidation } from "./mediaSchema.ts";
 import { operationalResource } from "./operational.ts";
 import { compileRoutes, routePolicies } from "./routes.ts";
 import { statsResource } from "./stats.ts";
 import { syncResource } from "./sync.ts";
+import { userExportResource } from "./userExport.ts";
 import { usersResource, userValidation } from "./users.ts";
 import { invalidRequest, issuesOf, type ValidationTranslator } from "./validation.ts";
 import { VenuePerformerCache } from "./venuePerformerCache.ts";
@@ -135,6 +138,9 @@ export function createApp(deps: AppDeps) {
     .use(statsResource(resources))
     .use(hidingResource(deps))
     .use(mediaResource(resources))
+    .use(mediaDeletionResource(deps))
+    .use(erasureResource(deps))
+    .use(userExportResource(deps))
     .use(eventsResource(resources));
 }
 

@@ -15,6 +15,7 @@ const levelOf: Record<string, "warn" | "error"> = {
   shutdown_forced: "error",
   request_deadline: "warn",
   database_request_failed: "warn",
+  export_failed: "warn",
   database_unavailable: "error",
   rate_limit_store_unavailable: "warn",
   catalog_refresh_failed: "warn",

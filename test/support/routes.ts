@@ -1,11 +1,14 @@
 /** A request that is valid on its route, given a user id: the base the API tests then break. */
-export type RouteCall = { method: "GET" | "POST"; path: string; body?: unknown };
+export type RouteCall = { method: "GET" | "POST" | "DELETE"; path: string; body?: unknown };
 
 export const aMediaBatch = {
   media: [{ id: "asset-1", taken_at: "2024-05-01T20:00:00Z", latitude: 48.85, longitude: 2.35 }],
 };
 
-/** Every route under /v1/users/{user_id}: each must answer user_not_found for a user the key cannot see. */
+/**
+ * Every route under /v1/users/{user_id}: each must answer user_not_found for a user the key cannot see.
+ * The erasure comes last, so a loop that calls them all for a user it may see erases that user last.
+ */
 export function userRoutes(userId: string): RouteCall[] {
   return [
     { method: "POST", path: `/v1/users/${userId}/media`, body: aMediaBatch },
@@ -14,6 +17,9 @@ export function userRoutes(userId: string): RouteCall[] {
     { method: "GET", path: `/v1/users/${userId}/stats` },
     { method: "POST", path: `/v1/users/${userId}/events/1/hide`, body: {} },
     { method: "POST", path: `/v1/users/${userId}/events/1/unhide`, body: {} },
+    { method: "POST", path: `/v1/users/${userId}/media/delete`, body: { ids: ["asset-1"] } },
+    { method: "GET", path: `/v1/users/${userId}/export` },
+    { method: "DELETE", path: `/v1/users/${userId}` },
   ];
 }
 

@@ -1,0 +1,169 @@
+import { Type } from "@sinclair/typebox";
+import { Elysia, t } from "elysia";
+import { describeFailure } from "../store/failures.ts";
+import type { UserAddress } from "../store/schema/index.ts";
+import {
+  type ExportedMediaRow,
+  type ExportedUserRow,
+  openUserExport,
+  type UserExport,
+} from "../store/userExport.ts";
+import type { AppDeps } from "./app.ts";
+import { errorResponses, JSON_MEDIA_TYPE } from "./errors.ts";
+import { partnerOf } from "./gate.ts";
+import { userNotFound } from "./requireUser.ts";
+import { UserPath } from "./userPaths.ts";
+
+const text = () => t.Union([t.String(), t.Null()]);
+const ADDRESS_MEMBERS = ["line1", "line2", "city", "region", "postal_code", "country"] as const;
+
+const ExportedUser = t.Object({
+  user_id: t.String({ format: "uuid" }),
+  email: t.String(),
+  partner_user_id: text(),
+  first_name: text(),
+  last_name: text(),
+  phone_number: text(),
+  address: t.Union([t.Record(t.String(), t.String()), t.Null()], { description: "The members sent" }),
+  created_at: t.String({ format: "date-time" }),
+});
+
+const ExportedMedia = t.Object({
+  media_id: t.String(),
+  taken_at: t.String({ format: "date-time", description: "UTC, to the microsecond, as stored" }),
+  latitude: t.Number(),
+  longitude: t.Number(),
+  media_type: t.Union([t.Literal("photo"), t.Literal("video")]),
+  filename: text(),
+  duration_seconds: t.Union([t.Number(), t.Null()]),
+  thumbnail_url: text(),
+  device_make: text(),
+  device_model: text(),
+  device_lens_model: text(),
+  event_id: Type.Integer(),
+  venue_id: Type.Integer(),
+});
+
+const UserExportDocument = t.Object({
+  user: ExportedUser,
+  sync: t.Object({
+    has_synced: t.Boolean(),
+    last_sync_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
+  }),
+  media: t.Array(ExportedMedia, { description: "Every kept item, oldest taken_at first" }),
+  hidden_event_ids: t.Array(Type.Integer()),
+});
+
+function addressOf(address: UserAddress | null): Record<string, string> | null {
+  if (address === null) return null;
+  return Object.fromEntries(
+    ADDRESS_MEMBERS.flatMap((name) => (address[name] === undefined ? [] : [[name, address[name]]])),
+  );
+}
+
+function userOf(row: ExportedUserRow): typeof ExportedUser.static {
+  return {
+    user_id: row.user_id,
+    email: row.email,
+    partner_user_id: row.partner_user_id,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    phone_number: row.phone_number,
+    address: addressOf(row.address),
+    created_at: row.created_at,
+  };
+}
+
+function mediaOf(row: ExportedMediaRow): typeof ExportedMedia.static {
+  return {
+    media_id: row.media_id,
+    taken_at: row.taken_at,
+    latitude: row.latitude,
+    longitude: row.longitude,
+    media_type: row.media_type,
+    filename: row.filename,
+    duration_seconds: row.duration_seconds,
+    thumbnail_url: row.thumbnail_url,
+    device_make: row.device_make,
+    device_model: row.device_model,
+    device_lens_model: row.device_lens_model,
+    event_id: row.event_id,
+    venue_id: row.venue_id,
+  };
+}
+
+/**
+ * The document written a page of items at a time, each page read only when the client has taken the
+ * one before (pull), so the server holds one page whatever the user's size. The store's transaction
+ * ends when the last page is written, when the client goes away (cancel) or on a failure, after which
+ * the body stops short of its closing `]}`: a document that does not parse did not complete.
+ */
+function documentStream(
+  exported: UserExport,
+  onFailure: (error: unknown) => void,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const pages = exported.pages();
+  const { user } = exported;
+  let separator = "";
+  const finish = async () => {
+    await pages.return(undefined);
+    await exported.close();
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        const sync = { has_synced: user.has_synced, last_sync_at: user.last_sync_at };
+        const head = `{"user":${JSON.stringify(userOf(user))},"sync":${JSON.stringify(sync)},"media":[`;
+        controller.enqueue(encoder.encode(head));
+      },
+      async pull(controller) {
+        try {
+          const next = await pages.next();
+          if (next.done) {
+            await finish();
+            controller.enqueue(
+              encoder.encode(`],"hidden_event_ids":${JSON.stringify(user.hidden_event_ids)}}`),
+            );
+            controller.close();
+            return;
+          }
+          const items = next.value.map((row) => JSON.stringify(mediaOf(row))).join(",");
+          controller.enqueue(encoder.encode(separator + items));
+          separator = ",";
+        } catch (error) {
+          onFailure(error);
+          await finish().catch(() => {});
+          controller.error(error);
+        }
+      },
+      cancel: finish,
+    },
+    { highWaterMark: 1 },
+  );
+}
+
+/** docs/api.md §16: everything stored for the user, streamed. */
+export function userExportResource({ store, log }: AppDeps) {
+  return new Elysia({ name: "user-export" }).get(
+    "/users/:user_id/export",
+    async ({ request, params }) => {
+      const { partnerId } = partnerOf(request);
+      const exported = await openUserExport(store, partnerId, params.user_id);
+      if (exported === null) throw userNotFound();
+      const stream = documentStream(exported, (error) =>
+        log("export_failed", { route: "/v1/users/:user_id/export", ...describeFailure(error) }),
+      );
+      return new Response(stream, { headers: { "content-type": JSON_MEDIA_TYPE } });
+    },
+    {
+      params: UserPath,
+      response: { 200: UserExportDocument, ...errorResponses(400, 401, 404, 405, 429, 500) },
+      detail: {
+        summary:
+          "Everything stored for the user, streamed: profile, sync state, every kept item, hidden events",
+        tags: ["users"],
+      },
+    },
+  );
+}
