@@ -21,6 +21,7 @@ const ConfigSchema = Type.Object({
   environment: Type.Union([Type.Literal("production"), Type.Literal("sandbox")]),
   shards: Integer(1, 4096),
   workers: Integer(0, 256),
+  requestThreads: Integer(1, 256),
   match: Type.Object({
     radiusM: Integer(1, 5000),
     beforeMinutes: Integer(0, 10080),
@@ -53,6 +54,8 @@ const ConfigSchema = Type.Object({
   drainSeconds: Integer(0, 300),
   /** Fault tests only: the first N match tasks exit their worker thread (null: none). */
   faultWorkerExit: Type.Union([Type.Null(), Integer(1, 1_000_000)]),
+  /** Fault tests only: SIGUSR2 ends one request thread abruptly. */
+  faultThreadSignal: Type.Boolean(),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -78,6 +81,8 @@ const accepts: Record<string, string> = {
   SERVICE_ENVIRONMENT: "production or sandbox",
   SHARDS: "an integer from 1 to 4096",
   WORKERS: "an integer from 0 to 256 (0 matches on the main thread)",
+  REQUEST_THREADS:
+    "an integer from 1 to 256 (threads serving HTTP on the one port; 1 on the embedded database, which one thread holds)",
   MATCH_RADIUS_M: "an integer from 1 to 5000 (metres)",
   MATCH_BEFORE_MINUTES: "an integer from 0 to 10080",
   MATCH_AFTER_MINUTES: "an integer from 0 to 10080",
@@ -97,7 +102,8 @@ const accepts: Record<string, string> = {
   METRICS_HOST: "a host name or address",
   DRAIN_SECONDS: "an integer from 0 to 300 (seconds /readyz answers 503 before shutdown stops listening)",
   FAULT_WORKER_EXIT:
-    "for fault tests only: a positive integer N, the first N match tasks exit their worker thread (needs WORKERS > 0)",
+    "for fault tests only: a positive integer N, the first N match tasks exit their worker thread (needs WORKERS > 0 and REQUEST_THREADS=1)",
+  FAULT_THREAD_SIGNAL: "for fault tests only: true makes SIGUSR2 end one request thread abruptly",
 };
 
 /** Maps each config path back to the variable it came from, to name it in errors. */
@@ -111,6 +117,7 @@ const variableOf: Record<string, string> = {
   "/environment": "SERVICE_ENVIRONMENT",
   "/shards": "SHARDS",
   "/workers": "WORKERS",
+  "/requestThreads": "REQUEST_THREADS",
   "/match/radiusM": "MATCH_RADIUS_M",
   "/match/beforeMinutes": "MATCH_BEFORE_MINUTES",
   "/match/afterMinutes": "MATCH_AFTER_MINUTES",
@@ -130,6 +137,7 @@ const variableOf: Record<string, string> = {
   "/metricsHost": "METRICS_HOST",
   "/drainSeconds": "DRAIN_SECONDS",
   "/faultWorkerExit": "FAULT_WORKER_EXIT",
+  "/faultThreadSignal": "FAULT_THREAD_SIGNAL",
 };
 
 /** Empty strings count as unset: `RATE_LIMIT_READ=` is how an operator says "no limit". */
@@ -164,6 +172,15 @@ function defaultWorkers(): number {
 }
 
 /**
+ * The default number of request threads: one per core, so every core serves requests. Each thread
+ * runs the whole HTTP path (parsing, checks, the database driver, serializing), which is nearly all of
+ * a batch's server CPU; matching is a few percent of it.
+ */
+function defaultRequestThreads(): number {
+  return availableParallelism();
+}
+
+/**
  * The default number of connections for history pages and stats: one per core, at least two. These
  * reads keep PostgreSQL busy for as long as they hold a connection, so past about one per core more of
  * them at once only compete with the server for the CPU and widen the tail (measured in docs/performance.md §4,
@@ -184,6 +201,11 @@ export function parseConfig(env: Env): Config {
     environment: raw(env, "SERVICE_ENVIRONMENT") ?? "sandbox",
     shards: number(env, "SHARDS", 16),
     workers: number(env, "WORKERS", defaultWorkers()),
+    requestThreads: number(
+      env,
+      "REQUEST_THREADS",
+      raw(env, "DATABASE_URL") === undefined ? 1 : defaultRequestThreads(),
+    ),
     match: {
       radiusM: number(env, "MATCH_RADIUS_M", 500),
       beforeMinutes: number(env, "MATCH_BEFORE_MINUTES", 120),
@@ -207,16 +229,25 @@ export function parseConfig(env: Env): Config {
     metricsHost: raw(env, "METRICS_HOST") ?? "127.0.0.1",
     drainSeconds: number(env, "DRAIN_SECONDS", 0),
     faultWorkerExit: number(env, "FAULT_WORKER_EXIT", null),
+    faultThreadSignal: boolean(env, "FAULT_THREAD_SIGNAL", false),
   };
   const problems = new Set<string>();
   for (const error of Value.Errors(ConfigSchema, candidate)) {
     const name = variableOf[error.path] ?? error.path;
     problems.add(`${name}: got ${JSON.stringify(error.value)}, expected ${accepts[name] ?? error.message}`);
   }
-  // Inline matching (WORKERS=0) has no worker thread to exit: the fault would never happen.
-  if (candidate.faultWorkerExit !== null && candidate.workers === 0) {
+  // Inline matching (WORKERS=0, or on request threads) has no worker thread to exit: the fault would
+  // never happen.
+  if (candidate.faultWorkerExit !== null && (candidate.workers === 0 || candidate.requestThreads !== 1)) {
     problems.add(
-      `FAULT_WORKER_EXIT: got ${JSON.stringify(candidate.faultWorkerExit)} with WORKERS=0, expected WORKERS > 0`,
+      `FAULT_WORKER_EXIT: got ${JSON.stringify(candidate.faultWorkerExit)} with WORKERS=${JSON.stringify(candidate.workers)} ` +
+        `and REQUEST_THREADS=${JSON.stringify(candidate.requestThreads)}, expected WORKERS > 0 and REQUEST_THREADS=1`,
+    );
+  }
+  // PGlite is a database inside this process's one thread: no other thread can reach it.
+  if (candidate.databaseUrl === null && candidate.requestThreads !== 1) {
+    problems.add(
+      `REQUEST_THREADS: got ${JSON.stringify(candidate.requestThreads)} without DATABASE_URL, expected 1 (the embedded database serves one thread)`,
     );
   }
   if (problems.size > 0) throw new ConfigError([...problems]);

@@ -1,9 +1,8 @@
 import { lookup } from "node:dns/promises";
 import { createServer } from "node:net";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
-import { createApp } from "./http/app.ts";
-import { serve } from "./http/server.ts";
-import { createRateLimits } from "./limits/index.ts";
+import { type Serving, startServing } from "./http/serving.ts";
+import { SUPERVISOR_CONNECTIONS } from "./http/threads.ts";
 import { observe } from "./observability/instance.ts";
 import { createLogger, type Log } from "./observability/log.ts";
 import { startMatchingEngine } from "./shards/engine.ts";
@@ -60,10 +59,13 @@ async function checkPort({ host, port }: Config): Promise<void> {
 /** Opens the store; an embedded database that cannot be opened is named with its directory. */
 async function openConfiguredStore(config: Config) {
   try {
+    const threaded = config.requestThreads > 1;
+    // With request threads, the main thread only polls the catalog and checks the database: the
+    // connections go to the threads (threads.ts), so the configured totals hold for the process.
     return await openStore({
       ...config,
-      poolSize: config.databasePoolSize,
-      readPoolSize: config.databaseReadPoolSize,
+      poolSize: threaded ? SUPERVISOR_CONNECTIONS : config.databasePoolSize,
+      readPoolSize: threaded ? 1 : config.databaseReadPoolSize,
     });
   } catch (error) {
     if (config.databaseUrl !== null || error instanceof EmbeddedDatabaseBusyError) throw error;
@@ -81,15 +83,10 @@ class StartError extends Error {}
 const baseUrlOf = (host: string, port: number) =>
   `http://${host.includes(":") ? `[${host}]` : host}:${port}/v1`;
 
-/** Serves the app, naming the address when the system refuses it (taken, or not this machine's). */
-function listen(app: ReturnType<typeof createApp>, options: Parameters<typeof serve>[1]) {
-  const { host, port } = options;
-  try {
-    return serve(app, options);
-  } catch (error) {
-    const { code, message } = error as { code?: unknown; message?: unknown };
-    throw cannotListen({ host, port }, String(message), code);
-  }
+/** A failure to serve, naming the address when the system refused it (taken, or not this machine's). */
+function cannotListenAs({ host, port }: Config, error: unknown): Error {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return cannotListen({ host, port }, String(message), code);
 }
 
 async function start(config: Config, log: Log): Promise<void> {
@@ -106,39 +103,38 @@ async function start(config: Config, log: Log): Promise<void> {
     store,
     settings: config.match,
     shards: config.shards,
-    workers: config.workers,
+    // Request threads match inline on the shared index; the pool serves a single serving thread.
+    workers: config.requestThreads === 1 ? config.workers : 0,
     pollSeconds: config.catalogPollSeconds,
     log,
   });
   if (config.faultWorkerExit !== null) engine.injectWorkerFault("exit", config.faultWorkerExit);
-  const limits = createRateLimits(config, { store, log });
   const cursorSecret = await cursorSecretOf(store, config.cursorSecret);
-  const observed = observe(config, { store, engine, limits, log });
-  const { metrics, matcher, readiness } = observed;
-  const app = createApp({ config, store, matcher, limits, cursorSecret, log, metrics });
-  let server: ReturnType<typeof listen>;
+  const observed = observe(config, { store, engine, log });
+  let serving: Serving;
   try {
-    server = listen(app, { host: config.host, port: config.port, log, metrics, readiness });
+    serving = await startServing({ config, store, engine, cursorSecret, observed, log });
   } catch (error) {
     // Let go of what started, the embedded database's lock included, before the process exits.
     await observed.close();
     await engine.close();
-    await limits.close();
     await store.close();
-    throw error;
+    throw cannotListenAs(config, error);
   }
-  console.log(`rollcall listening on ${baseUrlOf(config.host, server.port)}`);
+  console.log(`rollcall listening on ${baseUrlOf(config.host, serving.port)}`);
   if (observed.metricsPort !== null) {
     console.log(`metrics on http://${config.metricsHost}:${observed.metricsPort}/metrics`);
   }
   log("started", {
-    port: server.port,
+    port: serving.port,
     environment: config.environment,
     database: store.kind,
+    requestThreads: config.requestThreads,
     workers: config.workers,
     shards: config.shards,
     metricsPort: observed.metricsPort,
   });
+  if (config.faultThreadSignal) process.on("SIGUSR2", () => serving.endOneThread());
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -158,10 +154,9 @@ async function start(config: Config, log: Log): Promise<void> {
     observed.drain();
     await Bun.sleep(config.drainSeconds * 1000);
     // In-flight requests finish before the matcher and the database they use go away.
-    await server.stop();
+    await serving.stop();
     await observed.close();
     await engine.close();
-    await limits.close();
     await store.close();
     log("stopped", { signal });
     await logger.flush();

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { availableParallelism } from "node:os";
 import { ConfigError, parseConfig } from "../src/config.ts";
 
 function problemsOf(env: Record<string, string>): string[] {
@@ -95,6 +96,18 @@ describe("parseConfig", () => {
       "METRICS_PORT",
       "DRAIN_SECONDS",
     ]);
+  });
+
+  test("request threads: one per core on PostgreSQL, one on the embedded database, which allows no more", () => {
+    expect(parseConfig({}).requestThreads).toBe(1);
+    expect(parseConfig({ DATABASE_URL: "postgres://db/x" }).requestThreads).toBe(availableParallelism());
+    expect(parseConfig({ DATABASE_URL: "postgres://db/x", REQUEST_THREADS: "3" }).requestThreads).toBe(3);
+    expect(problemsOf({ REQUEST_THREADS: "2" }).map((problem) => problem.split(":")[0])).toEqual([
+      "REQUEST_THREADS",
+    ]);
+    expect(problemsOf({ DATABASE_URL: "postgres://db/x", REQUEST_THREADS: "0" })[0]).toStartWith(
+      "REQUEST_THREADS",
+    );
   });
 
   test("every bad variable is named at once", () => {

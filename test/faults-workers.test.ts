@@ -33,6 +33,8 @@ beforeAll(async () => {
   service = await startService({
     DATABASE_URL: database.url,
     WORKERS: "2",
+    // The matching pool serves a single request thread; request threads match inline.
+    REQUEST_THREADS: "1",
     FAULT_WORKER_EXIT: String(EXITS),
   });
 }, 30_000);
@@ -117,4 +119,11 @@ test("FAULT_WORKER_EXIT is read strictly, and only where worker threads run", ()
     expect(problemsOf({ WORKERS: "2", FAULT_WORKER_EXIT: value })).toEqual(["FAULT_WORKER_EXIT"]);
   }
   expect(problemsOf({ WORKERS: "0", FAULT_WORKER_EXIT: "1" })).toEqual(["FAULT_WORKER_EXIT"]);
+  const threaded = {
+    DATABASE_URL: "postgres://x/y",
+    WORKERS: "2",
+    REQUEST_THREADS: "2",
+    FAULT_WORKER_EXIT: "1",
+  };
+  expect(problemsOf(threaded)).toEqual(["FAULT_WORKER_EXIT"]);
 });

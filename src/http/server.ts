@@ -91,6 +91,8 @@ export type ServeOptions = {
   log: Log;
   metrics?: Metrics;
   readiness?: Readiness;
+  /** Lets several request threads listen on one port; the kernel spreads connections over them. */
+  reusePort?: boolean;
 };
 
 const probeAnswer = (status: number, body: Record<string, unknown>) =>
@@ -156,6 +158,7 @@ export function serve(app: App, options: ServeOptions): Listening {
     port: options.port,
     hostname: options.host,
     maxRequestBodySize: RUNTIME_BODY_LIMIT,
+    reusePort: options.reusePort ?? false,
     routes: probes(readiness),
     fetch: async (received) => {
       const startedMs = performance.now();

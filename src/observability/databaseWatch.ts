@@ -20,6 +20,8 @@ export class DatabaseWatch {
   constructor(
     private readonly ping: (timeoutMs: number) => Promise<boolean>,
     private readonly log: Log,
+    /** Told of every change (request threads read the state from shared memory). */
+    private readonly onChange: (up: boolean) => void = () => {},
   ) {}
 
   start(): void {
@@ -48,6 +50,7 @@ export class DatabaseWatch {
         this.#downSinceMs = Date.now();
         this.log("database_unavailable", { checkTimeoutMs: ANSWER_WITHIN_MS });
       }
+      if (answered !== this.#up) this.onChange(answered);
       this.#up = answered;
     } finally {
       this.#checking = false;

@@ -1,11 +1,10 @@
 import type { Config } from "../config.ts";
-import type { RateLimits } from "../limits/index.ts";
 import type { MatchingEngine } from "../shards/engine.ts";
 import type { Matcher } from "../shards/matcher.ts";
 import type { Store } from "../store/db.ts";
 import { DatabaseWatch } from "./databaseWatch.ts";
 import type { Log } from "./log.ts";
-import { Metrics } from "./metrics.ts";
+import { Metrics, type MetricsJson } from "./metrics.ts";
 
 /** Whether the instance should get traffic, and if not, why (docs/operations.md, Observability). */
 export type Readiness = () => { ready: boolean; reasons: string[] };
@@ -13,13 +12,17 @@ export type Readiness = () => { ready: boolean; reasons: string[] };
 type Listening = { port: number; stop(): Promise<void> };
 
 /** Serves the metrics exposition on its own port, so it is never exposed with the API. */
-function serveMetrics(metrics: Metrics, options: { port: number; host: string }): Listening {
+function serveMetrics(
+  metrics: Metrics,
+  others: () => (() => Promise<MetricsJson[]>) | undefined,
+  options: { port: number; host: string },
+): Listening {
   const server = Bun.serve({
     port: options.port,
     hostname: options.host,
     routes: {
       "/metrics": async () => {
-        const { body, contentType } = await metrics.exposition();
+        const { body, contentType } = await metrics.exposition(others());
         return new Response(body, { headers: { "content-type": contentType } });
       },
     },
@@ -36,13 +39,18 @@ export type Observed = {
   readiness: Readiness;
   /** From now on /readyz answers 503 "draining": the instance is about to stop. */
   drain(): void;
+  /** Also told when the database goes or comes back, and when draining starts (request threads). */
+  onDatabaseChange(listener: (up: boolean) => void): void;
+  onDrain(listener: () => void): void;
+  /** Adds registries kept elsewhere (the request threads') to the exposition. */
+  gatherFrom(others: () => Promise<MetricsJson[]>): void;
   /** Where the metrics listener listens, or null when METRICS_PORT is unset. */
   metricsPort: number | null;
   close(): Promise<void>;
 };
 
 /** The engine with each batch's matching time recorded. */
-function timed(engine: Matcher, metrics: Metrics): Matcher {
+export function timed(engine: Matcher, metrics: Metrics): Matcher {
   return {
     match: async (queries) => {
       const started = performance.now();
@@ -58,26 +66,31 @@ function timed(engine: Matcher, metrics: Metrics): Matcher {
 
 /**
  * Wires the metrics to what they read, starts the database watch and, when METRICS_PORT is set, the
- * metrics listener. Ready means: the index is built (it is before the server listens), the database
+ * metrics listener. The rate limiter's state is wired by whoever builds the limiter. Ready means: the index is built (it is before the server listens), the database
  * answers, and the instance is not draining.
  */
-export function observe(
-  config: Config,
-  parts: { store: Store; engine: MatchingEngine; limits: RateLimits; log: Log },
-): Observed {
-  const { store, engine, limits, log } = parts;
+export function observe(config: Config, parts: { store: Store; engine: MatchingEngine; log: Log }): Observed {
+  const { store, engine, log } = parts;
   const metrics = new Metrics();
-  const database = new DatabaseWatch((timeoutMs) => store.ping(timeoutMs), log);
+  const databaseListeners: ((up: boolean) => void)[] = [];
+  const drainListeners: (() => void)[] = [];
+  const database = new DatabaseWatch(
+    (timeoutMs) => store.ping(timeoutMs),
+    log,
+    (up) => {
+      for (const listener of databaseListeners) listener(up);
+    },
+  );
   database.start();
   metrics.watchCatalog(() => engine.catalog());
   metrics.watchDatabase(
     () => store.pools(),
     () => database.up(),
   );
-  metrics.watchRateLimitStore(() => limits.storeState());
+  let others: (() => Promise<MetricsJson[]>) | undefined;
   let listener: Listening | null = null;
   if (config.metricsPort !== null) {
-    listener = serveMetrics(metrics, { port: config.metricsPort, host: config.metricsHost });
+    listener = serveMetrics(metrics, () => others, { port: config.metricsPort, host: config.metricsHost });
   }
   let draining = false;
   return {
@@ -89,6 +102,12 @@ export function observe(
     },
     drain: () => {
       draining = true;
+      for (const drained of drainListeners) drained();
+    },
+    onDatabaseChange: (listener) => databaseListeners.push(listener),
+    onDrain: (listener) => drainListeners.push(listener),
+    gatherFrom: (gather) => {
+      others = gather;
     },
     metricsPort: listener?.port ?? null,
     close: async () => {

@@ -1,4 +1,16 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import {
+  AggregatorRegistry,
+  Counter,
+  collectDefaultMetrics,
+  Gauge,
+  Histogram,
+  type MetricObjectWithValues,
+  type MetricValue,
+  Registry,
+} from "prom-client";
+
+/** One registry's figures in prom-client's JSON form, the shape threads exchange. */
+export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
 
 /** A pool's use as the store counts it (see store/db.ts `PoolUse`). */
 export type PoolReading = {
@@ -57,9 +69,14 @@ export class Metrics {
   #rateLimitStore: () => RateLimitStoreReading | null = () => null;
   readonly #caches = new Map<string, () => CacheReading>();
 
-  constructor() {
+  /**
+   * `process`: whether this registry also reports the process's CPU, memory and event loop. Request
+   * threads leave it to the supervising thread: their registries are summed into its exposition, and
+   * the process's figures would be counted once per thread.
+   */
+  constructor({ process = true }: { process?: boolean } = {}) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, prefix: "rollcall_process_" });
+    if (process) collectDefaultMetrics({ register: this.registry, prefix: "rollcall_" });
     this.#requests = new Counter({
       name: "rollcall_http_requests_total",
       help: "Requests answered, by route pattern, method and status.",
@@ -131,9 +148,21 @@ export class Metrics {
     this.#caches.set(name, read);
   }
 
-  /** The exposition text and its content type, for the metrics listener. */
-  async exposition(): Promise<{ body: string; contentType: string }> {
-    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  /**
+   * The exposition text and its content type, for the metrics listener: this registry's figures, plus
+   * those `others` gathers (the request threads' registries), summed metric by metric.
+   */
+  async exposition(others?: () => Promise<MetricsJson[]>): Promise<{ body: string; contentType: string }> {
+    if (others === undefined)
+      return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+    const all = [await this.registry.getMetricsAsJSON(), ...(await others())];
+    const merged = AggregatorRegistry.aggregate(all);
+    return { body: await merged.metrics(), contentType: merged.contentType };
+  }
+
+  /** This registry's figures as a request thread hands them to the supervising thread. */
+  snapshot(): Promise<MetricsJson> {
+    return this.registry.getMetricsAsJSON();
   }
 
   #pullGauges(registers: Registry[]): void {
@@ -143,6 +172,7 @@ export class Metrics {
         name,
         help,
         registers,
+        aggregator: "max",
         collect() {
           const reading = catalog();
           if (reading !== null) this.set(pick(reading));
@@ -172,6 +202,7 @@ export class Metrics {
       help: "1 while the shared (Redis) rate-limit store is unreachable and budgets are counted per instance.",
       labelNames: ["store"],
       registers,
+      aggregator: "max",
       collect() {
         const reading = rateLimitStore();
         if (reading !== null) this.set({ store: reading.store }, reading.degraded ? 1 : 0);
@@ -235,6 +266,7 @@ export class Metrics {
       name: "rollcall_db_up",
       help: "1 while PostgreSQL answers the service's health check (every second), else 0.",
       registers,
+      aggregator: "max",
       collect() {
         const value = up();
         if (value !== null) this.set(value ? 1 : 0);

@@ -7,6 +7,7 @@ import type { WorkerFault } from "./faults.ts";
 import { Generation, type GenerationOptions } from "./generation.ts";
 import type { Candidate, IndexEvent, IndexVenue, Matcher, MatchQuery, MatchSettings } from "./matcher.ts";
 import { type CatalogSource, storeCatalogSource } from "./source.ts";
+import type { SharedGeneration } from "./threadIndex.ts";
 
 export { MatchEngineError } from "./faults.ts";
 
@@ -44,6 +45,14 @@ export type MatchingEngine = Matcher & {
   openGenerations(): number;
   /** Drills and tests: the next `tasks` worker tasks throw, exit their thread, or hang. */
   injectWorkerFault(fault: WorkerFault, tasks?: number): void;
+  /** The generation new batches run on, as request threads share it. */
+  sharedGeneration(): SharedGeneration;
+  /**
+   * Runs `hook` with each new generation before it serves here: the request threads' supervisor
+   * hands it to every thread and switches them over (threadIndex.ts). A hook that fails keeps the
+   * previous generation serving, as a failed build does.
+   */
+  beforeSwap(hook: (next: SharedGeneration) => Promise<void>): void;
 };
 
 const DEFAULT_POOL = { minTaskItems: 256, maxTaskItems: 4096, taskTimeoutMs: 5_000 };
@@ -59,6 +68,7 @@ class Engine implements MatchingEngine {
   private readonly retired = new Set<Generation>();
   private refreshing: Promise<void> | null = null;
   private closed = false;
+  private swapHook: (next: SharedGeneration) => Promise<void> = async () => {};
 
   constructor(
     private readonly source: CatalogSource,
@@ -102,6 +112,14 @@ class Engine implements MatchingEngine {
     this.current.injectFault(fault, tasks);
   }
 
+  sharedGeneration(): SharedGeneration {
+    return shared(this.current);
+  }
+
+  beforeSwap(hook: (next: SharedGeneration) => Promise<void>): void {
+    this.swapHook = hook;
+  }
+
   refresh(): Promise<void> {
     this.refreshing ??= this.swapIfChanged().finally(() => {
       this.refreshing = null;
@@ -122,6 +140,12 @@ class Engine implements MatchingEngine {
     const size = sizeOf(columns);
     const next = await openGeneration(columns, version, this.current.number + 1, this.options);
     if (this.closed) return void (await next.close());
+    try {
+      await this.swapHook(shared(next));
+    } catch (error) {
+      await next.close();
+      throw error;
+    }
     const previous = this.current;
     this.current = next;
     this.status = statusOf(next, size, started);
@@ -156,6 +180,12 @@ async function openGeneration(
   }
   return generation;
 }
+
+const shared = (generation: Generation): SharedGeneration => ({
+  number: generation.number,
+  version: generation.version,
+  index: generation.index,
+});
 
 /** Read before the build, which hands the columns' buffers to its thread. */
 const sizeOf = (columns: CatalogColumns) => ({
@@ -251,6 +281,8 @@ export async function startMatchingEngine(
     refresh: () => engine.refresh(),
     openGenerations: () => engine.openGenerations(),
     injectWorkerFault: (fault, tasks) => engine.injectWorkerFault(fault, tasks),
+    sharedGeneration: () => engine.sharedGeneration(),
+    beforeSwap: (hook) => engine.beforeSwap(hook),
     close: async () => {
       clearInterval(timer);
       await engine.close();

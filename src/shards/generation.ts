@@ -15,7 +15,8 @@ export class Generation {
   private readonly pool: MatchPool | null;
 
   constructor(
-    index: IndexBuffers,
+    /** The shared buffers: request threads match on the same ones (threadIndex.ts). */
+    readonly index: IndexBuffers,
     readonly version: string,
     options: GenerationOptions,
   ) {

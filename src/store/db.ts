@@ -137,12 +137,22 @@ export type OpenOptions = {
   poolSize?: number;
   /** Connections for the heavy reads. */
   readPoolSize?: number;
+  /**
+   * Whether to apply pending migrations first (default true). A request thread opens the store after
+   * its supervisor has migrated it, and skips the lock and the migrator's connection.
+   */
+  migrate?: boolean;
 };
 
 export async function openStore(options: OpenOptions): Promise<Store> {
   return options.databaseUrl === null
     ? openPglite(options.dataDir)
-    : openPostgres(options.databaseUrl, options.poolSize ?? 10, options.readPoolSize ?? 2);
+    : openPostgres(
+        options.databaseUrl,
+        options.poolSize ?? 10,
+        options.readPoolSize ?? 2,
+        options.migrate ?? true,
+      );
 }
 
 /**
@@ -202,7 +212,7 @@ const READ_PIPELINE = 4;
  */
 const RECONNECT_DELAY_SECONDS = 0.25;
 
-async function openPostgres(url: string, poolSize: number, readPoolSize: number): Promise<Store> {
+async function migrated(url: string): Promise<void> {
   const migrator = postgres(url, { max: 1, onnotice: () => {} });
   try {
     await migrator`select pg_advisory_lock(${MIGRATION_LOCK})`;
@@ -211,6 +221,15 @@ async function openPostgres(url: string, poolSize: number, readPoolSize: number)
   } finally {
     await migrator.end();
   }
+}
+
+async function openPostgres(
+  url: string,
+  poolSize: number,
+  readPoolSize: number,
+  migrate: boolean,
+): Promise<Store> {
+  if (migrate) await migrated(url);
   const connect = (max: number, maxPipeline: number) => {
     const options: PoolOptions = {
       max,

@@ -11,12 +11,13 @@ export function testDatabaseUrl(): string {
 }
 
 /**
- * SHARDS and WORKERS as a test run sets them, for the in-process test servers: CI runs the API
- * tests under several engine settings, and the answers must be the same under each.
+ * SHARDS, WORKERS and REQUEST_THREADS as a test run sets them, for the test servers: CI runs the API
+ * tests under several engine and thread settings, and the answers must be the same under each.
+ * REQUEST_THREADS is 1 unless the run sets it: a test server is in-process unless asked otherwise.
  */
 export function testEngineEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of ["SHARDS", "WORKERS"]) {
+  const env: Record<string, string> = { REQUEST_THREADS: "1" };
+  for (const name of ["SHARDS", "WORKERS", "REQUEST_THREADS"]) {
     const value = variable(name);
     if (value !== undefined) env[name] = value;
   }

@@ -1,11 +1,18 @@
 import { sql } from "drizzle-orm";
-import { parseConfig } from "../../src/config.ts";
+import { type Config, parseConfig, variable } from "../../src/config.ts";
 import { createApp } from "../../src/http/app.ts";
 import { type Listening, serve } from "../../src/http/server.ts";
-import { type Clock, createRateLimits, type LimitsLog, type RateLimits } from "../../src/limits/index.ts";
+import { startRequestThreads } from "../../src/http/threads.ts";
+import {
+  type Clock,
+  createRateLimits,
+  type LimitsLog,
+  type RateLimits,
+  sharedMemoryLimiter,
+} from "../../src/limits/index.ts";
 import type { Readiness } from "../../src/observability/instance.ts";
 import type { Metrics } from "../../src/observability/metrics.ts";
-import { createMatchingEngine } from "../../src/shards/engine.ts";
+import { createMatchingEngine, type MatchingEngine } from "../../src/shards/engine.ts";
 import type { Matcher } from "../../src/shards/matcher.ts";
 import { storeCatalogSource } from "../../src/shards/source.ts";
 import type { Store } from "../../src/store/db.ts";
@@ -93,35 +100,15 @@ export async function startTestServer(
   });
   // The server's own sharded engine, with SHARDS and WORKERS as the test run sets them (API tests
   // run under several settings in CI: the answers must not depend on them).
+  const threaded = config.requestThreads > 1 && Object.keys(options).every((name) => name === "database");
   const engine = await createMatchingEngine(storeCatalogSource(database.store), {
     settings: config.match,
     shards: config.shards,
-    workers: config.workers,
+    workers: threaded ? 0 : config.workers,
   });
-  const delegating: Matcher = { match: (q) => engine.match(q), close: async () => {} };
-  const log = options.log ?? (() => {});
-  const limits: RateLimits = createRateLimits(config, {
-    store: database.store,
-    log,
-    clock: options.clock,
-    redisPrefix: options.redisPrefix,
-  });
-  const app = createApp({
-    config,
-    store: database.store,
-    matcher: options.wrapMatcher ? options.wrapMatcher(delegating) : delegating,
-    limits,
-    cursorSecret: TEST_CURSOR_SECRET,
-    log,
-    metrics: options.metrics,
-  });
-  const listening: Listening = serve(app, {
-    port: 0,
-    host: "127.0.0.1",
-    log,
-    metrics: options.metrics,
-    readiness: options.readiness,
-  });
+  const listening = threaded
+    ? await serveOnThreads(config, engine)
+    : serveInProcess(config, database, engine, options);
   const baseUrl = `http://127.0.0.1:${listening.port}`;
   return {
     baseUrl,
@@ -162,9 +149,70 @@ export async function startTestServer(
     },
     async close() {
       await listening.stop();
-      await limits.close();
       await engine.close();
       if (options.database === undefined) await database.drop();
+    },
+  };
+}
+
+/** The app on this thread, with whatever the test hooks in (a wrapped matcher, a log, a clock, metrics). */
+function serveInProcess(
+  config: Config,
+  database: TestDatabase,
+  engine: MatchingEngine,
+  options: TestServerOptions,
+): Listening {
+  const delegating: Matcher = { match: (q) => engine.match(q), close: async () => {} };
+  const log = options.log ?? (() => {});
+  const limits: RateLimits = createRateLimits(config, {
+    store: database.store,
+    log,
+    clock: options.clock,
+    redisPrefix: options.redisPrefix,
+  });
+  const app = createApp({
+    config,
+    store: database.store,
+    matcher: options.wrapMatcher ? options.wrapMatcher(delegating) : delegating,
+    limits,
+    cursorSecret: TEST_CURSOR_SECRET,
+    log,
+    metrics: options.metrics,
+  });
+  const listening = serve(app, {
+    port: 0,
+    host: "127.0.0.1",
+    log,
+    metrics: options.metrics,
+    readiness: options.readiness,
+  });
+  return {
+    port: listening.port,
+    stop: async () => {
+      await listening.stop();
+      await limits.close();
+    },
+  };
+}
+
+/**
+ * The app on REQUEST_THREADS request threads over the engine's shared index, as the server runs it
+ * (a test that hooks anything in stays in-process). Their access log is left out unless LOG_LEVEL asks.
+ */
+async function serveOnThreads(config: Config, engine: MatchingEngine): Promise<Listening> {
+  const memoryLimiter = sharedMemoryLimiter(config);
+  const threads = await startRequestThreads({
+    config: { ...config, logLevel: variable("LOG_LEVEL") === undefined ? "warn" : config.logLevel },
+    cursorSecret: TEST_CURSOR_SECRET,
+    engine,
+    memoryLimiter,
+    log: () => {},
+  });
+  return {
+    port: threads.port,
+    stop: async () => {
+      await threads.stop();
+      await memoryLimiter?.close();
     },
   };
 }

@@ -1,0 +1,82 @@
+import { Generation } from "./generation.ts";
+import type { IndexBuffers } from "./layout.ts";
+import type { Candidate, Matcher, MatchQuery, MatchSettings } from "./matcher.ts";
+
+/**
+ * A request thread's view of the one event index the supervising thread builds. The index's arrays
+ * are SharedArrayBuffers: posting a generation to a thread shares them, nothing is copied, so N threads
+ * cost one index in memory.
+ *
+ * Which generation serves is one Int32 in shared memory (`control[CURRENT_GENERATION]`), written by
+ * the supervisor only after every thread has acknowledged the new generation: every thread switches
+ * at the same store, and none can be asked for a generation it does not hold yet. A batch reads the
+ * number once (Atomics.load, so it sees the supervisor's store in order with the buffers it posted
+ * before) and matches wholly on that generation; an older generation is dropped once it is neither
+ * current nor in use, and its buffers are freed when the last thread lets go of them.
+ */
+export const CURRENT_GENERATION = 0;
+
+/** A generation as the supervisor posts it to request threads. */
+export type SharedGeneration = { number: number; version: string; index: IndexBuffers };
+
+/** Matching on a request thread runs inline: the thread is itself one of the process's cores at work. */
+const INLINE = { workers: 0, minTaskItems: 1, maxTaskItems: 1, taskTimeoutMs: 1 };
+
+export class ThreadIndex implements Matcher {
+  private readonly generations = new Map<number, { generation: Generation; batches: number }>();
+
+  constructor(
+    private readonly control: Int32Array,
+    private readonly settings: MatchSettings,
+    private readonly shards: number,
+  ) {}
+
+  /** Takes a generation the supervisor posted; it serves once the supervisor makes it current. */
+  hold({ number, version, index }: SharedGeneration): void {
+    const generation = new Generation(index, version, {
+      settings: this.settings,
+      shards: this.shards,
+      pool: INLINE,
+    });
+    this.generations.set(number, { generation, batches: 0 });
+  }
+
+  async match(queries: readonly MatchQuery[]): Promise<(Candidate | null)[]> {
+    const number = Atomics.load(this.control, CURRENT_GENERATION);
+    const held = this.generations.get(number);
+    if (held === undefined) throw new Error(`index generation ${number} was never posted to this thread`);
+    held.batches++;
+    try {
+      return await held.generation.match(queries);
+    } finally {
+      held.batches--;
+      this.dropUnused();
+    }
+  }
+
+  /** The generation new batches use. */
+  current(): number {
+    return Atomics.load(this.control, CURRENT_GENERATION);
+  }
+
+  /** Generations this thread still holds (the current one, and older ones with batches in flight). */
+  held(): number {
+    return this.generations.size;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.generations.values()].map(({ generation }) => generation.close()));
+    this.generations.clear();
+  }
+
+  /** Drops generations older than the current one that no batch uses, so their buffers can be freed. */
+  dropUnused(): void {
+    const current = Atomics.load(this.control, CURRENT_GENERATION);
+    for (const [number, held] of this.generations) {
+      if (number < current && held.batches === 0) {
+        this.generations.delete(number);
+        void held.generation.close();
+      }
+    }
+  }
+}
