@@ -17,7 +17,13 @@ const faulty = (inner: Matcher): Matcher => ({
     if (fault === "throw") throw new Error("matcher down");
     const answers = await inner.match(queries);
     if (fault === "unknown-event" && answers.length > 0) {
-      answers[answers.length - 1] = { eventId: 999_999, venueId: 1, licensed: true };
+      answers[answers.length - 1] = {
+        eventId: 999_999,
+        venueId: 1,
+        licensed: true,
+        place: { distanceShare: 0, timeShare: 0, before: false },
+        venue: { latitude: 0, longitude: 0, radiusM: 500 },
+      };
     }
     return answers;
   },

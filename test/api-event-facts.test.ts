@@ -128,7 +128,7 @@ const factsOf = (id: number, version: string): EventFacts => ({
 });
 
 const attended = (...ids: number[]): AttendedEvent[] =>
-  ids.map((eventId) => ({ eventId, mediaCount: 1, mediaJson: null }));
+  ids.map((eventId) => ({ eventId, mediaCount: 1, confidence: null, mediaJson: null }));
 
 const names = (texts: string[]) => texts.map((text) => (JSON.parse(text) as { name: string }).name);
 

@@ -207,8 +207,8 @@ describe("best candidate: smallest distance / radius + time distance / padding",
     ]);
     expect(response.body.matched).toBe(1);
     expect(response.body.matches).toEqual([
-      { media_id: "best-unlicensed", matched: false, event_id: null, venue_id: 9 },
-      { media_id: "licensed", matched: true, event_id: 92, venue_id: 9 },
+      { media_id: "best-unlicensed", matched: false, event_id: null, venue_id: 9, confidence: null },
+      { media_id: "licensed", matched: true, event_id: 92, venue_id: 9, confidence: 0.67 },
     ]);
     expect(response.body.events.map((e: { id: number }) => e.id)).toEqual([92]);
     expect(response.body.events[0].media.map((m: { media_id: string }) => m.media_id)).toEqual(["licensed"]);

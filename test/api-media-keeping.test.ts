@@ -40,10 +40,10 @@ describe("batch response", () => {
     expect(body.matched).toBe(2);
     expect(body.rejected).toEqual([]);
     expect([...body.matches].sort((a, b) => a.media_id.localeCompare(b.media_id))).toEqual([
-      { media_id: "early", matched: true, event_id: 100, venue_id: 1 },
-      { media_id: "late", matched: true, event_id: 100, venue_id: 1 },
-      { media_id: "nowhere", matched: false, event_id: null, venue_id: null },
-      { media_id: "unlicensed", matched: false, event_id: null, venue_id: 1 },
+      { media_id: "early", matched: true, event_id: 100, venue_id: 1, confidence: 0.56 },
+      { media_id: "late", matched: true, event_id: 100, venue_id: 1, confidence: 0.67 },
+      { media_id: "nowhere", matched: false, event_id: null, venue_id: null, confidence: null },
+      { media_id: "unlicensed", matched: false, event_id: null, venue_id: 1, confidence: null },
     ]);
     expect(body.events).toEqual([
       {
@@ -71,6 +71,7 @@ describe("batch response", () => {
           { id: 12, name: "Guest", category: null, image_url: null, is_headliner: null },
         ],
         media_count: 2,
+        confidence: 0.96,
         media: [
           { media_id: "early", taken_at: "2025-07-04T19:00:00.000Z", media_type: "video" },
           {
@@ -172,6 +173,7 @@ describe("keeping, upserting and removing", () => {
       matched: false,
       event_id: null,
       venue_id: 1,
+      confidence: null,
     });
     expect(response.body.events).toEqual([]);
     expect(await fixture.keptRows(userId)).toEqual([{ media_id: "c", event_id: 100, media_type: "photo" }]);

@@ -134,6 +134,7 @@ function importSuite(driver: string, open: () => Promise<{ store: Store; close()
         const page = await historyPage(store, { partnerId: "mover", userId }, null, {
           limit: 10,
           includeMedia: false,
+          minConfidence: 0,
         });
         return page?.events.map((e) => e.eventId);
       };

@@ -70,7 +70,7 @@ describe("live catalog swap on PostgreSQL (WORKERS=2)", () => {
       pollSeconds: 3600,
     });
     expect(engine.generation()).toBe(1);
-    expect(await engine.match([atVenue(1), atVenue(2)])).toEqual([
+    expect(await engine.match([atVenue(1), atVenue(2)])).toMatchObject([
       { eventId: 101, venueId: 1, licensed: true },
       null,
     ]);
@@ -103,7 +103,7 @@ describe("live catalog swap on PostgreSQL (WORKERS=2)", () => {
 
     expect(failures).toEqual([]);
     expect(seen.has("101/102")).toBe(true);
-    expect(await engine.match([atVenue(2)])).toEqual([{ eventId: 102, venueId: 2, licensed: false }]);
+    expect(await engine.match([atVenue(2)])).toMatchObject([{ eventId: 102, venueId: 2, licensed: false }]);
     // Every batch finished, so the old generation has released its workers and buffers.
     expect(engine.openGenerations()).toBe(1);
 
@@ -134,7 +134,7 @@ describe("loading the catalog from PGlite (WORKERS=0)", () => {
       workers: 0,
       pollSeconds: 3600,
     });
-    expect(await engine.match([atVenue(3), atVenue(4)])).toEqual([
+    expect(await engine.match([atVenue(3), atVenue(4)])).toMatchObject([
       { eventId: 103, venueId: 3, licensed: true },
       null,
     ]);
@@ -142,7 +142,7 @@ describe("loading the catalog from PGlite (WORKERS=0)", () => {
     await bumpVersion(store);
     await engine.refresh();
     expect(engine.generation()).toBe(2);
-    expect(await engine.match([atVenue(4)])).toEqual([{ eventId: 104, venueId: 4, licensed: true }]);
+    expect(await engine.match([atVenue(4)])).toMatchObject([{ eventId: 104, venueId: 4, licensed: true }]);
     await engine.close();
   });
 });

@@ -61,6 +61,10 @@ describe("sharded index against the reference matcher (WORKERS=0, built per cata
   }, 60_000);
 });
 
+/** The candidate without its place, which candidatesOf does not work out. */
+const bare = (c: Candidate | null): Candidate | null =>
+  c === null ? null : { eventId: c.eventId, venueId: c.venueId, licensed: c.licensed };
+
 type Scored = { candidate: Candidate; score: number; gap: number; distance: number };
 
 /**
@@ -127,7 +131,7 @@ describe("the best candidate is the smallest score, then time distance, venue di
         const answers = await engine.match(queries);
         queries.forEach((query, i) => {
           const sorted = candidatesOf(catalog, settings, query);
-          expect(answers[i]).toEqual(sorted[0]?.candidate ?? null);
+          expect(bare(answers[i] ?? null)).toEqual(sorted[0]?.candidate ?? null);
           if (sorted.length < 2) return;
           contested++;
           const byTime = [...sorted].sort(

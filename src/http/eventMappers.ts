@@ -43,13 +43,17 @@ export const EventBody = t.Object({
   venue: VenueBody,
   performers: t.Array(PerformerBody),
   media_count: Type.Integer(),
+  confidence: t.Union([t.Number({ minimum: 0, maximum: 1 }), t.Null()], {
+    description:
+      "How sure the service is that the user attended, from all the user's kept items there, 0 to 1 with two decimals (docs/api.md §15); null until computed",
+  }),
   media: t.Optional(t.Array(EventMediaBody)),
 });
 
 type VenueBody = typeof VenueBody.static;
 type PerformerBody = typeof PerformerBody.static;
 /** An event body before what the user kept there (see `eventText`). */
-type EventFactsBody = Omit<typeof EventBody.static, "media_count" | "media">;
+type EventFactsBody = Omit<typeof EventBody.static, "media_count" | "confidence" | "media">;
 
 function toVenueBody(venue: VenueDetail): VenueBody {
   return {
@@ -92,14 +96,16 @@ export function eventFactsText(facts: EventFacts): string {
 }
 
 /**
- * The event of docs/api.md §4 as JSON text: the facts, the user's `media_count`, then `media` exactly when
+ * The event of docs/api.md §4 as JSON text: the facts, the user's `media_count` and `confidence` (stored
+ * in hundredths: n / 100 prints as the two-decimal number), then `media` exactly when
  * the attended event carries a list. The list is the wire-format JSON the database keeps (`mediaListJson`
  * in src/store/eventDetails.ts) and goes in as it is: parsing and re-encoding a page's few hundred items
  * was most of the server's time on a history page.
  */
 export function eventText(factsText: string, attended: AttendedEvent): string {
   const media = attended.mediaJson === null ? "" : `,"media":${attended.mediaJson}`;
-  return `${factsText},"media_count":${attended.mediaCount}${media}}`;
+  const confidence = attended.confidence === null ? "null" : String(attended.confidence / 100);
+  return `${factsText},"media_count":${attended.mediaCount},"confidence":${confidence}${media}}`;
 }
 
 /**

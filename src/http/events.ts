@@ -7,7 +7,7 @@ import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errorResponses } from "./errors.ts";
 import type { EventFactsCache } from "./eventFacts.ts";
 import { EventBody, finishedJsonWithEvents } from "./eventMappers.ts";
-import { integerText } from "./formats.ts";
+import { decimalText, integerText } from "./formats.ts";
 import { partnerOf } from "./gate.ts";
 import { userNotFound } from "./requireUser.ts";
 import { UserPath } from "./userPaths.ts";
@@ -23,6 +23,9 @@ const HistoryQuery = openObject({
   limit: t.Optional(integerText(1, 100, "Integer 1 to 100, default 25")),
   cursor: t.Optional(t.String({ description: "Opaque: the next_cursor of the previous page" })),
   include_media: t.Optional(t.Union([t.Literal("true"), t.Literal("false")], { default: "true" })),
+  min_confidence: t.Optional(
+    decimalText(0, 1, "Leave out events whose confidence is below this, 0 to 1, default 0 (docs/api.md §15)"),
+  ),
 });
 
 const HistoryResponse = t.Object({
@@ -30,7 +33,7 @@ const HistoryResponse = t.Object({
   next_cursor: t.Union([t.String(), t.Null()]),
   has_more: t.Boolean(),
   total: t.Union([Type.Integer(), t.Null()], {
-    description: "Count of visible events; null after the first page",
+    description: "Count of visible events at or above min_confidence; null after the first page",
   }),
 });
 type HistoryResponse = typeof HistoryResponse.static;
@@ -43,6 +46,8 @@ type HistoryRequest = {
   /** The raw cursor, when the partner sent a non-empty one. */
   cursor: string | null;
   includeMedia: boolean;
+  /** min_confidence in hundredths; 0 leaves nothing out. */
+  minConfidence: number;
 };
 
 type HistoryOutcome = {
@@ -65,11 +70,20 @@ export async function readHistory(
   const page = await historyPage(store, { partnerId, userId }, after, {
     limit: request.limit,
     includeMedia: request.includeMedia,
+    minConfidence: request.minConfidence,
   });
   if (page === null) throw userNotFound();
   const nextCursor = page.next === null ? null : encodeCursor(cursorSecret, request.userId, page.next);
   const eventTexts = await eventFacts.eventTexts(store, page.catalogVersion, page.events);
   return { eventTexts, nextCursor, total: page.total };
+}
+
+/**
+ * The least confidence in hundredths that is not below `share` (0 to 1): stored confidences are whole
+ * hundredths, and `0.07 * 100` is 7.000000000000001, which must still let 7 through.
+ */
+export function hundredthsAtLeast(share: number): number {
+  return Math.ceil(share * 100 - 1e-9);
 }
 
 /** The members after `events`, which `finishedJsonWithEvents` writes. */
@@ -91,6 +105,8 @@ export function eventsResource(deps: ResourceDeps) {
         limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
         cursor: query.cursor === undefined || query.cursor === "" ? null : query.cursor,
         includeMedia: query.include_media !== "false",
+        minConfidence:
+          query.min_confidence === undefined ? 0 : hundredthsAtLeast(Number(query.min_confidence)),
       });
       return finishedJsonWithEvents({}, outcome.eventTexts, toHistoryMembers(outcome));
     },

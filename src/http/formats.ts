@@ -39,9 +39,29 @@ export function integerText(min: number, max: number, description: string) {
   return t.String({ format, description });
 }
 
-/** Whether `value`, refused by an `integerText` format, is an integer (so out of bounds) at all. */
+/** A number as a person writes it: `PLAIN_INTEGER` with an optional fraction (`0.6`, `1.0`, `-0.5`). */
+const PLAIN_DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
+
+/** `integerText` for a number with an optional fraction (`min_confidence`): `1e-1` or `.5` is `type`. */
+export function decimalText(min: number, max: number, description: string) {
+  const format = `decimal-${min}-to-${max}`;
+  if (!FormatRegistry.Has(format)) {
+    FormatRegistry.Set(format, (value) => {
+      const number = Number(value);
+      return PLAIN_DECIMAL.test(value) && number >= min && number <= max;
+    });
+  }
+  return t.String({ format, description });
+}
+
+/**
+ * Whether `value`, refused by an `integerText` or `decimalText` format, is a number of that kind (so
+ * out of bounds) at all.
+ */
 export function isOutOfRangeInteger(format: string | undefined, value: unknown): boolean {
-  return /^integer-\d+-to-\d+$/.test(format ?? "") && typeof value === "string" && PLAIN_INTEGER.test(value);
+  if (typeof value !== "string") return false;
+  if (/^integer-\d+-to-\d+$/.test(format ?? "")) return PLAIN_INTEGER.test(value);
+  return /^decimal-\d+-to-\d+$/.test(format ?? "") && PLAIN_DECIMAL.test(value);
 }
 
 /**

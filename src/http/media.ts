@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
-import type { Candidate, Matcher } from "../shards/matcher.ts";
+import { itemConfidence, itemWeight, spotCell } from "../confidence/confidence.ts";
+import type { Matcher, MatchSettings, PlacedCandidate } from "../shards/matcher.ts";
 import type { Store } from "../store/db.ts";
 import { attendedOf } from "../store/eventDetails.ts";
 import { type KeptMedia, writeBatch } from "../store/ingest.ts";
@@ -19,6 +20,10 @@ const MatchBody = t.Object({
   matched: t.Boolean(),
   event_id: t.Union([Type.Integer(), t.Null()]),
   venue_id: t.Union([Type.Integer(), t.Null()]),
+  confidence: t.Union([t.Number({ minimum: 0, maximum: 1 }), t.Null()], {
+    description:
+      "This item's match on its own, 0 to 1 with two decimals (docs/api.md §15); null when not matched",
+  }),
 });
 type MatchBody = typeof MatchBody.static;
 
@@ -52,17 +57,19 @@ type BatchOutcome = {
 };
 
 /** docs/api.md §4: only a licensed best candidate is a match; an unlicensed one still names its venue. */
-function matchOf(item: AcceptedItem, candidate: Candidate | null): MatchBody {
+function matchOf(item: AcceptedItem, candidate: PlacedCandidate | null): MatchBody {
   const matched = candidate?.licensed === true;
   return {
     media_id: item.id,
     matched,
     event_id: matched ? candidate.eventId : null,
     venue_id: candidate?.venueId ?? null,
+    confidence: matched ? itemConfidence(candidate.place) : null,
   };
 }
 
-function keptOf(item: AcceptedItem, candidate: Candidate): KeptMedia {
+/** A kept item with what its event's confidence needs from it: its weight and its routine spot cell. */
+function keptOf(item: AcceptedItem, candidate: PlacedCandidate): KeptMedia {
   const { id, takenAt, ...stored } = item;
   return {
     ...stored,
@@ -70,6 +77,8 @@ function keptOf(item: AcceptedItem, candidate: Candidate): KeptMedia {
     takenAt: utcText(takenAt),
     eventId: candidate.eventId,
     venueId: candidate.venueId,
+    spot: spotCell(item, candidate.venue),
+    weight: itemWeight(candidate.place),
   };
 }
 
@@ -80,7 +89,12 @@ function keptOf(item: AcceptedItem, candidate: Candidate): KeptMedia {
  * Events come in the order of their first match in the batch.
  */
 export async function ingestMediaBatch(
-  { store, matcher, eventFacts }: { store: Store; matcher: Matcher; eventFacts: EventFactsCache },
+  {
+    store,
+    matcher,
+    eventFacts,
+    config,
+  }: { store: Store; matcher: Matcher; eventFacts: EventFactsCache; config: { match: MatchSettings } },
   user: { partnerId: string; userId: string },
   items: readonly MediaItem[],
 ): Promise<BatchOutcome> {
@@ -110,7 +124,12 @@ export async function ingestMediaBatch(
   const prefetched = await eventFacts.readUncached(store, eventIds);
   const written = await writeBatch(
     store,
-    { ...user, acceptedIds: accepted.map((a) => a.id), kept },
+    {
+      ...user,
+      acceptedIds: accepted.map((a) => a.id),
+      kept,
+      defaultDurationMinutes: config.match.defaultDurationMinutes,
+    },
     eventIds,
   );
   // The write is the user lookup too (docs/api.md §2 step 8 still comes after the body passed).

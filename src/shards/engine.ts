@@ -5,7 +5,14 @@ import { buildInBackground, buildIndex } from "./build.ts";
 import { type CatalogColumns, columnsFromArrays } from "./columns.ts";
 import type { WorkerFault } from "./faults.ts";
 import { Generation, type GenerationOptions } from "./generation.ts";
-import type { Candidate, IndexEvent, IndexVenue, Matcher, MatchQuery, MatchSettings } from "./matcher.ts";
+import type {
+  IndexEvent,
+  IndexVenue,
+  Matcher,
+  MatchQuery,
+  MatchSettings,
+  PlacedCandidate,
+} from "./matcher.ts";
 import { type CatalogSource, storeCatalogSource } from "./source.ts";
 import type { SharedGeneration } from "./threadIndex.ts";
 
@@ -81,7 +88,7 @@ class Engine implements MatchingEngine {
     this.status = firstStatus;
   }
 
-  async match(queries: readonly MatchQuery[]): Promise<(Candidate | null)[]> {
+  async match(queries: readonly MatchQuery[]): Promise<(PlacedCandidate | null)[]> {
     const generation = this.current;
     generation.batches++;
     try {

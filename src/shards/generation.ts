@@ -1,6 +1,7 @@
+import { itemPlace } from "../confidence/confidence.ts";
 import { MatchEngineError, type WorkerFault } from "./faults.ts";
-import type { IndexBuffers } from "./layout.ts";
-import type { Candidate, MatchQuery, MatchSettings } from "./matcher.ts";
+import { type IndexBuffers, VENUE_LATITUDE, VENUE_LONGITUDE, VENUE_RADIUS, VENUE_STRIDE } from "./layout.ts";
+import type { MatchQuery, MatchSettings, PlacedCandidate } from "./matcher.ts";
 import { MatchPool, type PoolOptions } from "./pool.ts";
 import { IndexReader } from "./search.ts";
 
@@ -13,6 +14,7 @@ export class Generation {
   batches = 0;
   private readonly reader: IndexReader;
   private readonly pool: MatchPool | null;
+  private readonly settings: MatchSettings;
 
   constructor(
     /** The shared buffers: request threads match on the same ones (threadIndex.ts). */
@@ -21,6 +23,7 @@ export class Generation {
     options: GenerationOptions,
   ) {
     this.number = index.generation;
+    this.settings = options.settings;
     this.reader = new IndexReader(index);
     this.pool = options.pool.workers > 0 ? new MatchPool(index, this.reader, options.pool) : null;
   }
@@ -30,8 +33,9 @@ export class Generation {
     await this.pool?.ready();
   }
 
-  async match(queries: readonly MatchQuery[]): Promise<(Candidate | null)[]> {
-    return this.candidates(this.pool === null ? this.matchInline(queries) : await this.pool.match(queries));
+  async match(queries: readonly MatchQuery[]): Promise<(PlacedCandidate | null)[]> {
+    const rows = this.pool === null ? this.matchInline(queries) : await this.pool.match(queries);
+    return this.candidates(queries, rows);
   }
 
   injectFault(fault: WorkerFault, tasks: number): void {
@@ -55,19 +59,41 @@ export class Generation {
     return out;
   }
 
-  private candidates(rows: Int32Array): (Candidate | null)[] {
-    const { eventId, eventLicensed, venueId } = this.reader.arrays;
-    const answers: (Candidate | null)[] = new Array(rows.length / 2);
+  /**
+   * The answers from the rows the search found: event row and venue slot per query. The place is
+   * worked out again from the index's own numbers with the reference's arithmetic (itemPlace), so both
+   * answer bit-equal places.
+   */
+  private candidates(queries: readonly MatchQuery[], rows: Int32Array): (PlacedCandidate | null)[] {
+    const { eventId, eventLicensed, eventWindow, venueId, venueRecord } = this.reader.arrays;
+    const beforeMs = this.settings.beforeMinutes * 60_000;
+    const afterMs = this.settings.afterMinutes * 60_000;
+    const answers: (PlacedCandidate | null)[] = new Array(rows.length / 2);
     for (let i = 0; i < answers.length; i++) {
       const row = rows[i * 2] ?? -1;
-      answers[i] =
-        row < 0
-          ? null
-          : {
-              eventId: eventId[row] ?? 0,
-              venueId: venueId[rows[i * 2 + 1] ?? 0] ?? 0,
-              licensed: ((eventLicensed[row >>> 5] ?? 0) & (1 << (row & 31))) !== 0,
-            };
+      const query = queries[i];
+      if (row < 0 || query === undefined) {
+        answers[i] = null;
+        continue;
+      }
+      const slot = rows[i * 2 + 1] ?? 0;
+      const record = slot * VENUE_STRIDE;
+      const venue = {
+        latitude: venueRecord[record + VENUE_LATITUDE] ?? 0,
+        longitude: venueRecord[record + VENUE_LONGITUDE] ?? 0,
+        radiusM: venueRecord[record + VENUE_RADIUS] ?? 0,
+      };
+      const event = {
+        startsAtMs: (eventWindow[row * 2] ?? 0) + beforeMs,
+        endsAtMs: (eventWindow[row * 2 + 1] ?? 0) - afterMs,
+      };
+      answers[i] = {
+        eventId: eventId[row] ?? 0,
+        venueId: venueId[slot] ?? 0,
+        licensed: ((eventLicensed[row >>> 5] ?? 0) & (1 << (row & 31))) !== 0,
+        place: itemPlace(query, venue, event, this.settings),
+        venue,
+      };
     }
     return answers;
   }

@@ -1,3 +1,5 @@
+import type { ItemPlace } from "../confidence/confidence.ts";
+
 /**
  * The boundary between the partner API and the matching engine. The API hands over validated items and
  * gets back, for each one in the same order, the best candidate event of docs/api.md §5 or null.
@@ -17,9 +19,17 @@ export type Candidate = {
   licensed: boolean;
 };
 
+/** A candidate as the matcher answers it, with where the item fell against it. */
+export type PlacedCandidate = Candidate & {
+  /** The parts of the item's score against this event: what its confidence weighs (src/confidence). */
+  place: ItemPlace;
+  /** The venue's centre and the radius that applied: where the item's routine spot is measured from. */
+  venue: { latitude: number; longitude: number; radiusM: number };
+};
+
 export interface Matcher {
   /** Answers are positionally aligned with the queries. */
-  match(queries: readonly MatchQuery[]): Promise<(Candidate | null)[]>;
+  match(queries: readonly MatchQuery[]): Promise<(PlacedCandidate | null)[]>;
   close(): Promise<void>;
 }
 

@@ -1,5 +1,13 @@
+import { itemPlace } from "../confidence/confidence.ts";
 import { haversineMeters } from "./geo.ts";
-import type { Candidate, IndexEvent, IndexVenue, Matcher, MatchQuery, MatchSettings } from "./matcher.ts";
+import type {
+  IndexEvent,
+  IndexVenue,
+  Matcher,
+  MatchQuery,
+  MatchSettings,
+  PlacedCandidate,
+} from "./matcher.ts";
 
 const MINUTE_MS = 60_000;
 
@@ -26,16 +34,16 @@ export class ReferenceMatcher implements Matcher {
     }
   }
 
-  async match(queries: readonly MatchQuery[]): Promise<(Candidate | null)[]> {
+  async match(queries: readonly MatchQuery[]): Promise<(PlacedCandidate | null)[]> {
     return queries.map((query) => this.best(query));
   }
 
   async close(): Promise<void> {}
 
-  private best(query: MatchQuery): Candidate | null {
+  private best(query: MatchQuery): PlacedCandidate | null {
     const beforeMs = this.settings.beforeMinutes * MINUTE_MS;
     const afterMs = this.settings.afterMinutes * MINUTE_MS;
-    let best: { candidate: Candidate; score: number; timeGap: number; distance: number } | null = null;
+    let best: { candidate: PlacedCandidate; score: number; timeGap: number; distance: number } | null = null;
     for (const venue of this.venues) {
       const distance = haversineMeters(query.latitude, query.longitude, venue.latitude, venue.longitude);
       const radius = venue.radiusM ?? this.settings.radiusM;
@@ -64,7 +72,13 @@ export class ReferenceMatcher implements Matcher {
                   (distance === best.distance && event.id < best.candidate.eventId)))));
         if (better) {
           best = {
-            candidate: { eventId: event.id, venueId: venue.id, licensed: event.licensed },
+            candidate: {
+              eventId: event.id,
+              venueId: venue.id,
+              licensed: event.licensed,
+              place: itemPlace(query, venue, { startsAtMs: start, endsAtMs: end }, this.settings),
+              venue: { latitude: venue.latitude, longitude: venue.longitude, radiusM: radius },
+            },
             score,
             timeGap,
             distance,

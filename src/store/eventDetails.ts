@@ -30,6 +30,8 @@ export type EventFacts = {
 export type AttendedEvent = {
   eventId: number;
   mediaCount: number;
+  /** The user's attendance confidence in hundredths (docs/api.md §15); null until computed. */
+  confidence: number | null;
   /** Every item kept there as wire-format JSON (see `mediaListJson`); null when media were not asked for. */
   mediaJson: string | null;
 };
@@ -162,6 +164,7 @@ export function storedMediaList(userId: string, eventId: SQL): SQL {
 export type AttendedRow = {
   event_id: number | null;
   media_count: number | null;
+  confidence: number | null;
   media_json: string | null;
   catalog_version: string;
 };
@@ -172,10 +175,12 @@ export type AttendedRow = {
  */
 export function attendedEventsQuery(userId: string, eventIds: readonly number[]): SQL {
   return sql`
-    select r.id as event_id,
-           (select media_count from user_events where user_id = ${userId}::uuid and event_id = r.id),
+    select r.id as event_id, ue.media_count, ue.confidence,
            ${storedMediaList(userId, sql`r.id`)} as media_json, ${catalogVersion} as catalog_version
     from unnest(${sql.param([...eventIds])}::int[]) with ordinality as r(id, ord)
+    left join lateral (
+      select media_count, confidence from user_events where user_id = ${userId}::uuid and event_id = r.id
+    ) ue on true
     order by r.ord`;
 }
 
@@ -191,6 +196,7 @@ export function attendedOf(rows: readonly AttendedRow[], includeMedia: boolean):
           {
             eventId: row.event_id,
             mediaCount: row.media_count ?? 0,
+            confidence: row.confidence,
             mediaJson: includeMedia ? (row.media_json ?? "[]") : null,
           },
         ],

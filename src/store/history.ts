@@ -37,6 +37,13 @@ const visible = (userId: string) => sql`
 /** The user a page is asked for, and the partner asking: another partner's user is no user at all. */
 export type HistoryOwner = { partnerId: string; userId: string };
 
+export type PageOptions = {
+  limit: number;
+  includeMedia: boolean;
+  /** Leave out events below this confidence, in hundredths (docs/api.md §15); 0 leaves out nothing. */
+  minConfidence: number;
+};
+
 /** A row of the page statement; the one row of a user with nothing on the page has a null event. */
 type PageRow = AttendedRow & {
   starts_at_ms: number;
@@ -57,32 +64,33 @@ type PageRow = AttendedRow & {
  * user the partner does not have yields no row at all, and one with nothing to show yields a single row
  * with a null event. That saves a round trip before every page.
  */
-function pageQuery(
-  owner: HistoryOwner,
-  after: HistoryPosition | null,
-  limit: number,
-  includeMedia: boolean,
-): SQL {
+function pageQuery(owner: HistoryOwner, after: HistoryPosition | null, options: PageOptions): SQL {
   const { partnerId, userId } = owner;
+  const { limit, includeMedia, minConfidence } = options;
+  // Without a threshold the statement carries no confidence predicate at all: the default page keeps
+  // the plan it had before confidence existed. Null (not yet computed) is below every threshold.
+  const atLeast = minConfidence > 0 ? sql`and ue.confidence >= ${minConfidence}::int` : sql``;
   const position =
     after === null
       ? sql``
       : sql`and (ue.starts_at, ue.event_id) < (${new Date(after.startsAtMs).toISOString()}::timestamptz, ${after.eventId}::int)`;
   const total =
-    after === null ? sql`(select count(*) from user_events ue where ${visible(userId)})` : sql`null::int8`;
+    after === null
+      ? sql`(select count(*) from user_events ue where ${visible(userId)} ${atLeast})`
+      : sql`null::int8`;
   return sql`
     with page as materialized (
-      select ue.event_id, ue.starts_at, ue.media_count from user_events ue
-      where ${visible(userId)} ${position}
+      select ue.event_id, ue.starts_at, ue.media_count, ue.confidence from user_events ue
+      where ${visible(userId)} ${atLeast} ${position}
       order by ue.starts_at desc nulls last, ue.event_id desc nulls last
       limit ${limit + 1}::int
     ),
     shown as (
-      select event_id, starts_at, media_count from page
+      select event_id, starts_at, media_count, confidence from page
       order by starts_at desc, event_id desc limit ${limit}::int
     )
     select s.event_id, extract(epoch from s.starts_at)::float8 * 1000 as starts_at_ms,
-           s.media_count, ${catalogVersion} as catalog_version,
+           s.media_count, s.confidence, ${catalogVersion} as catalog_version,
            ${includeMedia ? storedMediaList(userId, sql`s.event_id`) : sql`null::text`} as media_json,
            (select count(*) from page) > ${limit}::int as has_more,
            ${total} as total
@@ -103,9 +111,9 @@ export async function historyPage(
   store: Store,
   owner: HistoryOwner,
   after: HistoryPosition | null,
-  options: { limit: number; includeMedia: boolean },
+  options: PageOptions,
 ): Promise<HistoryPage | null> {
-  const rows = await store.read<PageRow>(pageQuery(owner, after, options.limit, options.includeMedia));
+  const rows = await store.read<PageRow>(pageQuery(owner, after, options));
   const last = rows.at(-1);
   if (last === undefined) return null;
   return {

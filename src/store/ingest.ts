@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
+import { confidenceCtes, confidenceValue } from "./confidenceSql.ts";
 import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
 import { type AttendedRow, attendedEventsQuery, mediaListJson, storedItemJson } from "./eventDetails.ts";
 
@@ -19,6 +20,13 @@ export type KeptMedia = {
   deviceMake: string | null;
   deviceModel: string | null;
   deviceLensModel: string | null;
+  /** The item's spot cell against the venue (`spotCell`), null inside the venue's core. */
+  spot?: { row: number; column: number } | null;
+  /**
+   * The item's confidence weight against the event (`itemWeight`). Every batch of the API sends it;
+   * without it (fixtures that write media directly) the item counts toward its event's span only.
+   */
+  weight?: number;
 };
 
 export type BatchWrite = {
@@ -28,16 +36,26 @@ export type BatchWrite = {
   /** Every accepted id of the batch (unique). Those not in `kept` lose whatever match they had before. */
   acceptedIds: readonly string[];
   kept: readonly KeptMedia[];
+  /**
+   * MATCH_DEFAULT_DURATION_MINUTES, what an event without an end lasts for its confidence span; the
+   * setting's default when not given.
+   */
+  defaultDurationMinutes?: number;
 };
+
+/** MATCH_DEFAULT_DURATION_MINUTES's default (src/config.ts). */
+const DEFAULT_DURATION_MINUTES = 300;
 
 /**
  * One statement for the whole batch: upserts the kept items, deletes accepted items that no longer match,
  * and applies the exact count changes to user_events. The counts are deltas between the rows the batch
  * replaces (`previous`) and the rows it writes (`incoming`): an item moving from event A to B is -1 on A
- * and +1 on B; a re-sent item at the same event nets to zero and leaves user_events untouched. The deltas
+ * and +1 on B; a re-sent unchanged item leaves user_events untouched. The deltas
  * are exact only because `writeBatch` holds the user's row lock, so no other batch of this user changes
  * media between the snapshot `previous` reads and the writes. A row whose count reaches zero is kept, so
- * a hidden flag survives its media being re-evaluated away and back.
+ * a hidden flag survives its media being re-evaluated away and back. Every event whose items the batch
+ * changed, and every one whose routine spots it changed, gets its confidence recomputed in the same
+ * upsert (src/store/confidenceSql.ts); an event whose count nets to zero still gets its confidence.
  *
  * `previous` comes from `media_replaced` (drizzle/0001_media_replaced.sql), which finds the rows through
  * the primary key with a plan made for this batch, so a batch costs the same for a user with 50 items as
@@ -58,7 +76,12 @@ export type BatchWrite = {
  * lock makes that the state the commit leaves. Re-sent unchanged items touch no list. (Exported for
  * test/store-plans.test.ts, which reads its plan.)
  */
-export function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
+export function batchStatement({
+  userId,
+  acceptedIds,
+  kept,
+  defaultDurationMinutes = DEFAULT_DURATION_MINUTES,
+}: BatchWrite): SQL {
   const column = <T>(pick: (item: KeptMedia) => T) => sql.param(kept.map(pick));
   return sql`
     with incoming as (
@@ -69,9 +92,11 @@ export function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
         ${column((m) => m.mediaType)}::text[], ${column((m) => m.filename)}::text[],
         ${column((m) => m.durationSeconds)}::float8[], ${column((m) => m.thumbnailUrl)}::text[],
         ${column((m) => m.deviceMake)}::text[], ${column((m) => m.deviceModel)}::text[],
-        ${column((m) => m.deviceLensModel)}::text[]
+        ${column((m) => m.deviceLensModel)}::text[], ${column((m) => m.spot?.row ?? null)}::int[],
+        ${column((m) => m.spot?.column ?? null)}::int[], ${column((m) => m.weight ?? null)}::float8[]
       ) as i(media_id, event_id, venue_id, taken_at, latitude, longitude, media_type, filename,
-             duration_seconds, thumbnail_url, device_make, device_model, device_lens_model)
+             duration_seconds, thumbnail_url, device_make, device_model, device_lens_model,
+             spot_row, spot_col, weight)
     ),
     previous as (
       select row_id, replaced_media_id as media_id, replaced_event_id as event_id,
@@ -81,10 +106,10 @@ export function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
     upserted as (
       insert into media (user_id, media_id, event_id, venue_id, taken_at, latitude, longitude, media_type,
                          filename, duration_seconds, thumbnail_url, device_make, device_model,
-                         device_lens_model, updated_at)
+                         device_lens_model, spot_row, spot_col, weight, updated_at)
       select ${userId}::uuid, media_id, event_id, venue_id, taken_at::timestamptz, latitude, longitude,
              media_type, filename, duration_seconds, thumbnail_url, device_make, device_model,
-             device_lens_model, now()
+             device_lens_model, spot_row, spot_col, weight, now()
       from incoming
       on conflict (user_id, media_id) do update set
         event_id = excluded.event_id, venue_id = excluded.venue_id, taken_at = excluded.taken_at,
@@ -92,14 +117,17 @@ export function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
         filename = excluded.filename, duration_seconds = excluded.duration_seconds,
         thumbnail_url = excluded.thumbnail_url, device_make = excluded.device_make,
         device_model = excluded.device_model, device_lens_model = excluded.device_lens_model,
+        spot_row = excluded.spot_row, spot_col = excluded.spot_col, weight = excluded.weight,
         updated_at = excluded.updated_at
       where (media.event_id, media.venue_id, media.taken_at, media.latitude, media.longitude,
              media.media_type, media.filename, media.duration_seconds, media.thumbnail_url,
-             media.device_make, media.device_model, media.device_lens_model)
+             media.device_make, media.device_model, media.device_lens_model, media.spot_row,
+             media.spot_col, media.weight)
         is distinct from
             (excluded.event_id, excluded.venue_id, excluded.taken_at, excluded.latitude, excluded.longitude,
              excluded.media_type, excluded.filename, excluded.duration_seconds, excluded.thumbnail_url,
-             excluded.device_make, excluded.device_model, excluded.device_lens_model)
+             excluded.device_make, excluded.device_model, excluded.device_lens_model, excluded.spot_row,
+             excluded.spot_col, excluded.weight)
       returning media_id, event_id
     ),
     removed as (
@@ -114,6 +142,7 @@ export function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
       select event_id from previous
       where media_id in (select media_id from upserted) or media_id not in (select media_id from incoming)
     ),
+    ${confidenceCtes(userId)},
     rendered as (
       insert into user_event_media (user_id, event_id, media_json)
       select ${userId}::uuid, t.event_id, ${mediaListJson(sql`(
@@ -142,14 +171,25 @@ export function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
       group by event_id
     )
     insert into user_events (user_id, event_id, starts_at, starts_at_local, venue_id, licensed,
-                             media_count, photo_count, video_count)
-    select ${userId}::uuid, d.event_id, e.starts_at, e.starts_at_local, e.venue_id, e.licensed,
-           d.media_delta, d.photo_delta, d.video_delta
-    from deltas d
+                             media_count, photo_count, video_count, confidence)
+    select ${userId}::uuid, k.event_id, e.starts_at, e.starts_at_local, e.venue_id, e.licensed,
+           coalesce(d.media_delta, 0), coalesce(d.photo_delta, 0), coalesce(d.video_delta, 0),
+           ${confidenceValue(
+             {
+               weights: sql`sc.weights`,
+               firstAt: sql`sc.first_at`,
+               lastAt: sql`sc.last_at`,
+               startsAt: sql`e.starts_at`,
+               endsAt: sql`e.ends_at`,
+             },
+             defaultDurationMinutes,
+           )}
+    from recompute k
+    left join deltas d on d.event_id = k.event_id
+    left join scores sc on sc.event_id = k.event_id
     cross join lateral (
-      select starts_at, starts_at_local, venue_id, licensed from events where id = d.event_id offset 0
+      select starts_at, ends_at, starts_at_local, venue_id, licensed from events where id = k.event_id offset 0
     ) e
-    where d.media_delta <> 0 or d.photo_delta <> 0 or d.video_delta <> 0
     on conflict (user_id, event_id) do update set
       starts_at = excluded.starts_at,
       starts_at_local = excluded.starts_at_local,
@@ -157,7 +197,8 @@ export function batchStatement({ userId, acceptedIds, kept }: BatchWrite): SQL {
       licensed = excluded.licensed,
       media_count = user_events.media_count + excluded.media_count,
       photo_count = user_events.photo_count + excluded.photo_count,
-      video_count = user_events.video_count + excluded.video_count`;
+      video_count = user_events.video_count + excluded.video_count,
+      confidence = excluded.confidence`;
 }
 
 /**

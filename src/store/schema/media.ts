@@ -7,6 +7,7 @@ import {
   integer,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   uuid,
@@ -37,6 +38,18 @@ export const media = pgTable(
     deviceMake: text("device_make"),
     deviceModel: text("device_model"),
     deviceLensModel: text("device_lens_model"),
+    /**
+     * The item's spot against its venue (`spotCell` in src/confidence), null inside the venue's core
+     * or for an item kept before confidence existed: what `user_venue_spots` counts.
+     */
+    spotRow: smallint("spot_row"),
+    spotCol: smallint("spot_col"),
+    /**
+     * The item's confidence weight against the event it matched (`itemWeight`), fixed at match time as
+     * the match itself is (docs/api.md §5). Double precision so the sums the store makes round to the
+     * same two decimals as the pure function; null for an item kept before confidence existed.
+     */
+    weight: doublePrecision("weight"),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   // The second index serves the history: a user's media at an event, oldest first, the id breaking
@@ -85,6 +98,11 @@ export const userEvents = pgTable(
     photoCount: integer("photo_count").notNull().default(0),
     videoCount: integer("video_count").notNull().default(0),
     hidden: boolean("hidden").notNull().default(false),
+    /**
+     * The user's attendance confidence in hundredths (docs/api.md §15), from every kept item there;
+     * null for a row no batch has touched since confidence existed, until `cli confidence backfill`.
+     */
+    confidence: smallint("confidence"),
     firstMatchedAt: timestamp("first_matched_at", { withTimezone: true, mode: "date" })
       .notNull()
       .defaultNow(),
@@ -122,4 +140,23 @@ export const userEventMedia = pgTable(
       foreignColumns: [userEvents.userId, userEvents.eventId],
     }).onDelete("cascade"),
   ],
+);
+
+/**
+ * Which events a user's kept items at a venue fall on, per spot cell outside the venue's core (`spotCell`):
+ * one row per (cell, event) with the number of items there, kept by the batch statement. Finding a
+ * routine spot (docs/api.md §15) reads a venue's rows with one range lookup instead of every kept item.
+ * A row whose count falls to zero stays until the venue's rows are next rebuilt: lookups skip it.
+ */
+export const userVenueSpots = pgTable(
+  "user_venue_spots",
+  {
+    userId: uuid("user_id").notNull(),
+    venueId: integer("venue_id").notNull(),
+    spotRow: smallint("spot_row").notNull(),
+    spotCol: smallint("spot_col").notNull(),
+    eventId: integer("event_id").notNull(),
+    items: integer("items").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.venueId, t.spotRow, t.spotCol, t.eventId] })],
 );

@@ -1,0 +1,177 @@
+/**
+ * The attendance confidence a batch stores (user_events.confidence, docs/api.md §15), on both databases
+ * the service runs on: after every batch of a random sequence, each history row holds what the pure
+ * function (src/confidence) gives for all of the user's kept items at that event, routine spots found
+ * over all of the user's kept items at the venue. The batches move items between events, spots and
+ * the core, drop them, re-send them unchanged, so spots turn routine and back.
+ */
+import { expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import fc from "fast-check";
+import {
+  type EventItem,
+  eventConfidence,
+  itemPlace,
+  itemWeight,
+  routineFlags,
+  spotCell,
+} from "../src/confidence/confidence.ts";
+import type { Store } from "../src/store/db.ts";
+import { type KeptMedia, writeBatch } from "../src/store/ingest.ts";
+import { newUser, onBothDatabases } from "./support/batchWrites.ts";
+
+const SETTINGS = { radiusM: 500, beforeMinutes: 120, afterMinutes: 60, defaultDurationMinutes: 300 };
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+type Venue = { id: number; latitude: number; longitude: number; radiusM: number };
+type Event = { id: number; venue: Venue; startsAtMs: number; endsAtMs: number | null };
+
+const VENUES: Venue[] = [
+  { id: 900, latitude: 51.5, longitude: -0.12, radiusM: 500 },
+  { id: 901, latitude: 51.51, longitude: -0.1, radiusM: 300 },
+];
+const FIRST_START = Date.UTC(2025, 5, 1, 19);
+/** Six nights at the first venue (some without an end), two at the second. */
+const EVENTS: Event[] = [0, 1, 2, 3, 4, 5, 6, 7].map((n) => ({
+  id: 9000 + n,
+  venue: (n < 6 ? VENUES[0] : VENUES[1]) as Venue,
+  startsAtMs: FIRST_START + n * DAY,
+  endsAtMs: n % 3 === 0 ? null : FIRST_START + n * DAY + (2 + (n % 4)) * HOUR,
+}));
+const eventById = new Map(EVENTS.map((e) => [e.id, e]));
+
+async function addCatalog(store: Store): Promise<void> {
+  for (const v of VENUES) {
+    await store.rows(sql`insert into venues (id, name, latitude, longitude, timezone, radius_m)
+      values (${v.id}, 'Spot test', ${v.latitude}, ${v.longitude}, 'UTC', ${v.radiusM})
+      on conflict (id) do nothing`);
+  }
+  for (const e of EVENTS) {
+    const start = new Date(e.startsAtMs).toISOString();
+    await store.rows(sql`insert into events (id, name, venue_id, starts_at_local, starts_at, ends_at)
+      values (${e.id}, 'Night', ${e.venue.id}, ${start.slice(0, 19)}, ${start}::timestamptz,
+              ${e.endsAtMs === null ? null : new Date(e.endsAtMs).toISOString()}::timestamptz)
+      on conflict (id) do nothing`);
+  }
+}
+
+/** A few metres-apart places per venue: the centre (core) and three spots out towards the edge. */
+const SPOTS: [number, number][] = [
+  [0, 0],
+  [0.002, 0.001],
+  [-0.0025, 0.0012],
+  [0.0011, -0.003],
+];
+
+const itemArb = fc.record({
+  id: fc.integer({ min: 0, max: 11 }),
+  event: fc.constantFrom(...EVENTS.map((e) => e.id)),
+  spot: fc.integer({ min: 0, max: SPOTS.length - 1 }),
+  jitter: fc.integer({ min: -3, max: 3 }),
+  /** Minutes from two hours before the start. */
+  minute: fc.integer({ min: 0, max: 400 }),
+  keep: fc.boolean(),
+});
+type Item = typeof itemArb extends fc.Arbitrary<infer T> ? T : never;
+const batchArb = fc.array(itemArb, { minLength: 1, maxLength: 10 });
+
+/** An item as the API would keep it: the matcher's place worked out again, its weight and spot cell. */
+function keptItem(item: Item): KeptMedia {
+  const event = eventById.get(item.event) as Event;
+  const [dLat, dLng] = SPOTS[item.spot] as [number, number];
+  const latitude = event.venue.latitude + dLat + item.jitter * 0.00001;
+  const longitude = event.venue.longitude + dLng + item.jitter * 0.00001;
+  const takenAtMs = event.startsAtMs - 2 * HOUR + item.minute * 60_000;
+  const place = itemPlace({ latitude, longitude, takenAtMs }, event.venue, event, SETTINGS);
+  return {
+    mediaId: `m${item.id}`,
+    eventId: event.id,
+    venueId: event.venue.id,
+    takenAt: new Date(takenAtMs).toISOString(),
+    latitude,
+    longitude,
+    mediaType: "photo",
+    filename: null,
+    durationSeconds: null,
+    thumbnailUrl: null,
+    deviceMake: null,
+    deviceModel: null,
+    deviceLensModel: null,
+    spot: spotCell({ latitude, longitude }, event.venue),
+    weight: itemWeight(place),
+  };
+}
+
+/** What each history row's confidence must be, from the user's media rows as stored. */
+async function expectedOf(
+  store: Store,
+  userId: string,
+): Promise<{ expected: Map<number, number>; routine: number }> {
+  const rows = await store.rows<{
+    event_id: number;
+    latitude: number;
+    longitude: number;
+    taken_ms: number;
+  }>(sql`
+    select event_id, latitude, longitude, (extract(epoch from taken_at) * 1000)::float8 as taken_ms
+    from media where user_id = ${userId}::uuid`);
+  const expected = new Map<number, number>();
+  let routine = 0;
+  for (const venue of VENUES) {
+    const here = rows.filter((r) => (eventById.get(r.event_id) as Event).venue.id === venue.id);
+    const flags = routineFlags(
+      here.map((r) => ({ eventId: r.event_id, latitude: r.latitude, longitude: r.longitude })),
+      venue,
+    );
+    routine += flags.filter(Boolean).length;
+    const byEvent = new Map<number, EventItem[]>();
+    here.forEach((r, i) => {
+      const event = eventById.get(r.event_id) as Event;
+      const item = { latitude: r.latitude, longitude: r.longitude, takenAtMs: r.taken_ms };
+      const list = byEvent.get(r.event_id) ?? [];
+      list.push({
+        ...itemPlace(item, venue, event, SETTINGS),
+        takenAtMs: r.taken_ms,
+        routine: flags[i] === true,
+      });
+      byEvent.set(r.event_id, list);
+    });
+    for (const [eventId, items] of byEvent) {
+      const event = eventById.get(eventId) as Event;
+      const end = event.endsAtMs ?? event.startsAtMs + SETTINGS.defaultDurationMinutes * 60_000;
+      expected.set(eventId, Math.round(eventConfidence(items, event.startsAtMs, end) * 100));
+    }
+  }
+  return { expected, routine };
+}
+
+onBothDatabases("stored confidence", (storeOf) => {
+  test("every batch leaves each history row's confidence as the pure function gives it", async () => {
+    const store = storeOf();
+    await addCatalog(store);
+    let users = 0;
+    let routineSeen = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(batchArb, { minLength: 1, maxLength: 8 }), async (batches) => {
+        const userId = await newUser(store, `confidence-${users++}@example.com`);
+        for (const batch of batches) {
+          const byId = new Map(batch.map((item) => [`m${item.id}`, item]));
+          const kept = [...byId.values()].filter((item) => item.keep).map(keptItem);
+          await writeBatch(store, { userId, partnerId: "acme", acceptedIds: [...byId.keys()], kept });
+          const { expected, routine } = await expectedOf(store, userId);
+          routineSeen += routine;
+          const stored = await store.rows<{ event_id: number; media_count: number; confidence: number }>(
+            sql`select event_id, media_count, confidence from user_events where user_id = ${userId}::uuid`,
+          );
+          for (const row of stored) {
+            expect([row.event_id, row.confidence]).toEqual([row.event_id, expected.get(row.event_id) ?? 0]);
+          }
+        }
+      }),
+      { numRuns: 25, seed: 20261126 },
+    );
+    // The sequences did make spots routine, or the test would not hold the store to the routine rule.
+    expect(routineSeen).toBeGreaterThan(0);
+  }, 120_000);
+});
