@@ -42,9 +42,7 @@ export class ThreadIndex implements Matcher {
   }
 
   async match(queries: readonly MatchQuery[]): Promise<(PlacedCandidate | null)[]> {
-    const number = Atomics.load(this.control, CURRENT_GENERATION);
-    const held = this.generations.get(number);
-    if (held === undefined) throw new Error(`index generation ${number} was never posted to this thread`);
+    const held = this.serving();
     held.batches++;
     try {
       return await held.generation.match(queries);
@@ -52,6 +50,23 @@ export class ThreadIndex implements Matcher {
       held.batches--;
       this.dropUnused();
     }
+  }
+
+  /**
+   * The current generation. A thread that had not answered in time when the supervisor switched (one
+   * still starting) may not hold it yet: it serves from the newest one it holds until the post arrives,
+   * as an instance would that had not yet polled the catalog.
+   */
+  private serving(): { generation: Generation; batches: number } {
+    const current = Atomics.load(this.control, CURRENT_GENERATION);
+    const exact = this.generations.get(current);
+    if (exact !== undefined) return exact;
+    let newest: { generation: Generation; batches: number } | undefined;
+    for (const held of this.generations.values()) {
+      if (newest === undefined || held.generation.number > newest.generation.number) newest = held;
+    }
+    if (newest === undefined) throw new Error("no index generation was posted to this thread");
+    return newest;
   }
 
   /** The generation new batches use. */
@@ -73,7 +88,7 @@ export class ThreadIndex implements Matcher {
   dropUnused(): void {
     const current = Atomics.load(this.control, CURRENT_GENERATION);
     for (const [number, held] of this.generations) {
-      if (number < current && held.batches === 0) {
+      if (number < current && held.batches === 0 && this.generations.has(current)) {
         this.generations.delete(number);
         void held.generation.close();
       }
