@@ -29,7 +29,11 @@ export type RestartRun = {
 const SAMPLE_EVENTS = 100_000;
 /** Past the service's 8 s deadline and the runtime's 10 s idle timeout, so every request gets its answer. */
 const REQUEST_TIMEOUT_MS = 12_000;
-/** The server's log events that tell the fault's story, counted from its log file. */
+/**
+ * The server's log events that tell the fault's story, counted from its log file: the database's
+ * absence as the server saw it, and any thread or worker it had to replace (the process may stay up
+ * while a request thread dies).
+ */
 const LOG_EVENTS = [
   "database_unavailable",
   "database_recovered",
@@ -37,6 +41,9 @@ const LOG_EVENTS = [
   "request_deadline",
   "internal_error",
   "uncaught_error",
+  "request_thread_failed",
+  "request_thread_replaced",
+  "worker_replaced",
 ];
 
 /** Half the clients ingest, a quarter read history pages, a quarter stats; each kind shares one rotation. */
