@@ -1,6 +1,6 @@
 import { Generation } from "./generation.ts";
 import type { IndexBuffers } from "./layout.ts";
-import type { Candidate, Matcher, MatchQuery, MatchSettings } from "./matcher.ts";
+import type { Matcher, MatchQuery, MatchSettings, PlacedCandidate } from "./matcher.ts";
 
 /**
  * A request thread's view of the one event index the supervising thread builds. The index's arrays
@@ -41,7 +41,7 @@ export class ThreadIndex implements Matcher {
     this.generations.set(number, { generation, batches: 0 });
   }
 
-  async match(queries: readonly MatchQuery[]): Promise<(Candidate | null)[]> {
+  async match(queries: readonly MatchQuery[]): Promise<(PlacedCandidate | null)[]> {
     const held = this.serving();
     held.batches++;
     try {
