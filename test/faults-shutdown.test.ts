@@ -45,7 +45,9 @@ async function exitWithin(current: ServiceProcess, timeoutMs: number): Promise<n
 }
 
 test("batches and reads waiting on the database when SIGTERM arrives are all answered 200, then exit 0", async () => {
-  service = await startService({ DATABASE_URL: database.url });
+  // Enough read connections on every request thread that the reads below hold them all at the lock
+  // while the batches still reach it.
+  service = await startService({ DATABASE_URL: database.url, DATABASE_READ_POOL_SIZE: "8" });
   const current = service;
   const users = await createUsers(current, database.key, "term-", 4);
   // Something for history and stats to read.
