@@ -7,7 +7,7 @@ import { type RequestKind, ResponseRecorder } from "./recorder.ts";
 /** One request, built before the run; during the run it is only picked. */
 export type PlannedRequest = {
   kind: RequestKind;
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "DELETE";
   /** Path from the server root, `/v1/...`. */
   path: string;
   body: Buffer | null;

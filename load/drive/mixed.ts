@@ -1,6 +1,13 @@
 import { Random } from "../../src/store/catalog/generate/random.ts";
 import type { Batch } from "../traffic/batches.ts";
 import type { PlannedRequest, Workload } from "./cannon.ts";
+import {
+  closingAccount,
+  DELETION,
+  deletionRequest,
+  ERASURE_PER_SESSION,
+  withClosingAccounts,
+} from "./lifecycle.ts";
 import { eventsPath, mediaRequest, rotation } from "./workloads.ts";
 
 /** A user the mixed scenario can act as: its id and the body that (idempotently) creates it. */
@@ -37,9 +44,14 @@ function post(kind: "users" | "sync", path: string, body: unknown): PlannedReque
 
 /**
  * A session of the partner flow (docs/api.md §6): read stats at launch (has_synced decides the scan), ensure the user exists,
- * send the scan's batches, close it with sync-complete and an honest photos_processed, show the history.
+ * send the scan's batches and the deletion of assets gone from the roll (§16), close the scan with
+ * sync-complete and an honest photos_processed, show the history.
  */
-function session(user: MixedUser, batches: readonly Batch[]): PlannedRequest[] {
+function session(
+  user: MixedUser,
+  batches: readonly Batch[],
+  deletion: PlannedRequest | null,
+): PlannedRequest[] {
   const stats = get("stats", `/v1/users/${user.id}/stats`);
   const history = get("events", eventsPath(user.id, null));
   if (batches.length === 0) return [stats, history];
@@ -48,6 +60,7 @@ function session(user: MixedUser, batches: readonly Batch[]): PlannedRequest[] {
     post("users", "/v1/users", { email: user.email }),
     stats,
     ...batches.map((batch) => mediaRequest(user.id, batch)),
+    ...(deletion === null ? [] : [deletion]),
     post("sync", `/v1/users/${user.id}/sync-complete`, { photos_processed: items }),
     history,
   ];
@@ -61,14 +74,28 @@ export function mixedWorkload(input: MixedInput): Workload {
   const takeBatches = (count: number) =>
     Array.from({ length: count }, () => input.batches[nextBatch++ % input.batches.length] as Batch);
   const sessions: PlannedRequest[][] = [];
+  const closing = new Set<PlannedRequest>();
   for (let i = 0; i < input.sessions; i++) {
+    if (random.chance(ERASURE_PER_SESSION)) {
+      const creation = closingAccount(`closing-${input.seed}-${i}@load.example`);
+      closing.add(creation);
+      sessions.push([creation]);
+      continue;
+    }
     const draw = random.float();
     const fullScan = draw >= SESSION_MIX.launch + SESSION_MIX.incremental || input.returning.length === 0;
     if (fullScan && input.fresh.length > 0) {
-      sessions.push(session(random.pick(input.fresh), takeBatches(random.int(3, 8))));
+      sessions.push(session(random.pick(input.fresh), takeBatches(random.int(3, 8)), null));
+    } else if (draw < SESSION_MIX.launch) {
+      sessions.push(
+        session(random.pick(input.returning.length > 0 ? input.returning : input.fresh), [], null),
+      );
     } else {
-      const user = random.pick(input.returning.length > 0 ? input.returning : input.fresh);
-      sessions.push(session(user, draw < SESSION_MIX.launch ? [] : takeBatches(1)));
+      const seeded = input.returning.length > 0;
+      const user = random.pick(seeded ? input.returning : input.fresh);
+      const deletion =
+        seeded && random.chance(DELETION.perIncrementalScan) ? deletionRequest(random, user.id) : null;
+      sessions.push(session(user, takeBatches(1), deletion));
     }
   }
   const requests: PlannedRequest[] = [];
@@ -82,5 +109,5 @@ export function mixedWorkload(input: MixedInput): Workload {
       }
     }
   }
-  return rotation(requests);
+  return withClosingAccounts(rotation(requests), closing, () => takeBatches(1)[0] as Batch);
 }

@@ -1,7 +1,7 @@
 import { build, type Histogram } from "hdr-histogram-js";
 
 /** The partner calls a workload sends; each is reported on its own as well as in the total. */
-export type RequestKind = "media" | "events" | "stats" | "users" | "sync";
+export type RequestKind = "media" | "events" | "stats" | "users" | "sync" | "delete" | "erase";
 
 /** Latency percentiles in milliseconds. */
 export type Latency = { p50: number; p95: number; p99: number; max: number; mean: number };
