@@ -64,12 +64,18 @@ function deletionOf(outcome: MediaDeletion): typeof MediaDeletionResponse.static
 }
 
 /** docs/api.md §16: deletes kept items by id, atomically, with everything derived from them. */
-export function mediaDeletionResource({ store }: AppDeps) {
+export function mediaDeletionResource({ store, config }: AppDeps) {
   return new Elysia({ name: "media-deletion" }).post(
     "/users/:user_id/media/delete",
     async ({ request, params, body }) => {
       const { partnerId } = partnerOf(request);
-      const outcome = await deleteMedia(store, { userId: params.user_id, partnerId }, body.ids);
+      // The events left behind get their confidence again, with the settings the batches use.
+      const scope = {
+        userId: params.user_id,
+        partnerId,
+        defaultDurationMinutes: config.match.defaultDurationMinutes,
+      };
+      const outcome = await deleteMedia(store, scope, body.ids);
       // The deletion is the user lookup too (docs/api.md §2 step 8 still comes after the body passed).
       if (outcome === null) throw userNotFound();
       return deletionOf(outcome);

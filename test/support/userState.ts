@@ -11,8 +11,11 @@ export type UserState = {
     photo_count: number;
     video_count: number;
     hidden: boolean;
+    confidence: number | null;
     media_json: string | null;
   }[];
+  /** The routine spots' tallies; a tally fallen to zero counts as none (it stays until a rebuild). */
+  spots: Record<string, unknown>[];
 };
 
 export async function userState(store: Store, userId: string): Promise<UserState> {
@@ -24,16 +27,21 @@ export async function userState(store: Store, userId: string): Promise<UserState
   const media = await store.rows<UserState["media"][number]>(
     sql`select media_id, event_id, venue_id, (extract(epoch from taken_at) * 1000000)::int8::text as taken_at,
           latitude, longitude, media_type, filename, duration_seconds, thumbnail_url, device_make,
-          device_model, device_lens_model
+          device_model, device_lens_model, spot_row, spot_col, weight
         from media where user_id = ${userId}::uuid order by media_id collate "C"`,
   );
   const events = await store.rows<UserState["events"][number]>(
-    sql`select ue.event_id, ue.media_count, ue.photo_count, ue.video_count, ue.hidden, uem.media_json
+    sql`select ue.event_id, ue.media_count, ue.photo_count, ue.video_count, ue.hidden, ue.confidence,
+          uem.media_json
         from user_events ue
         left join user_event_media uem on uem.user_id = ue.user_id and uem.event_id = ue.event_id
         where ue.user_id = ${userId}::uuid order by ue.event_id`,
   );
-  return { user, media, events };
+  const spots = await store.rows<Record<string, unknown>>(
+    sql`select venue_id, spot_row, spot_col, event_id, items from user_venue_spots
+        where user_id = ${userId}::uuid and items > 0 order by venue_id, spot_row, spot_col, event_id`,
+  );
+  return { user, media, events, spots };
 }
 
 /**
