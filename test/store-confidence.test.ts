@@ -16,6 +16,7 @@ import {
   routineFlags,
   spotCell,
 } from "../src/confidence/confidence.ts";
+import { backfillConfidence } from "../src/store/confidenceBackfill.ts";
 import type { Store } from "../src/store/db.ts";
 import { type KeptMedia, writeBatch } from "../src/store/ingest.ts";
 import { newUser, onBothDatabases } from "./support/batchWrites.ts";
@@ -103,6 +104,19 @@ function keptItem(item: Item): KeptMedia {
   };
 }
 
+/** Each history row's confidence as stored, with what it must be. */
+async function storedAndExpected(store: Store, userId: string) {
+  const { expected, routine } = await expectedOf(store, userId);
+  const stored = await store.rows<{ event_id: number; confidence: number | null }>(
+    sql`select event_id, confidence from user_events where user_id = ${userId}::uuid order by event_id`,
+  );
+  return {
+    stored: stored.map((row) => [row.event_id, row.confidence]),
+    expected: stored.map((row) => [row.event_id, expected.get(row.event_id) ?? 0]),
+    routine,
+  };
+}
+
 /** What each history row's confidence must be, from the user's media rows as stored. */
 async function expectedOf(
   store: Store,
@@ -159,19 +173,49 @@ onBothDatabases("stored confidence", (storeOf) => {
           const byId = new Map(batch.map((item) => [`m${item.id}`, item]));
           const kept = [...byId.values()].filter((item) => item.keep).map(keptItem);
           await writeBatch(store, { userId, partnerId: "acme", acceptedIds: [...byId.keys()], kept });
-          const { expected, routine } = await expectedOf(store, userId);
+          const { stored, expected, routine } = await storedAndExpected(store, userId);
           routineSeen += routine;
-          const stored = await store.rows<{ event_id: number; media_count: number; confidence: number }>(
-            sql`select event_id, media_count, confidence from user_events where user_id = ${userId}::uuid`,
-          );
-          for (const row of stored) {
-            expect([row.event_id, row.confidence]).toEqual([row.event_id, expected.get(row.event_id) ?? 0]);
-          }
+          expect(stored).toEqual(expected);
         }
       }),
       { numRuns: 25, seed: 20261126 },
     );
     // The sequences did make spots routine, or the test would not hold the store to the routine rule.
     expect(routineSeen).toBeGreaterThan(0);
+  }, 120_000);
+
+  test("the backfill computes what a batch would have for items and rows from before confidence", async () => {
+    const store = storeOf();
+    await addCatalog(store);
+    let users = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(batchArb, { minLength: 1, maxLength: 5 }),
+        batchArb,
+        async (batches, later) => {
+          const userId = await newUser(store, `backfill-${users++}@example.com`);
+          const write = (batch: Item[]) => {
+            const byId = new Map(batch.map((item) => [`m${item.id}`, item]));
+            const kept = [...byId.values()].filter((item) => item.keep).map(keptItem);
+            return writeBatch(store, { userId, partnerId: "acme", acceptedIds: [...byId.keys()], kept });
+          };
+          for (const batch of batches) await write(batch);
+          // As the upgrade leaves a database: no weights, spots or confidences.
+          await store.rows(sql`update media set weight = null, spot_row = null, spot_col = null
+                             where user_id = ${userId}::uuid`);
+          await store.rows(sql`update user_events set confidence = null where user_id = ${userId}::uuid`);
+          await store.rows(sql`delete from user_venue_spots where user_id = ${userId}::uuid`);
+          await backfillConfidence(store, SETTINGS, { replace: false });
+          let { stored, expected } = await storedAndExpected(store, userId);
+          expect(stored).toEqual(expected);
+          // Batches after it go on from what it left.
+          await write(later);
+          ({ stored, expected } = await storedAndExpected(store, userId));
+          expect(stored).toEqual(expected);
+        },
+      ),
+      { numRuns: 10, seed: 20261127 },
+    );
+    expect((await backfillConfidence(store, SETTINGS, { replace: false })).users).toBe(0);
   }, 120_000);
 });

@@ -3,6 +3,7 @@ import { ConfigError, isInteractive, loadConfig } from "../config.ts";
 import { openStore } from "../store/db.ts";
 import { catalog } from "./catalog.ts";
 import { CommandError, type CommandGroup, type Context, UsageError } from "./command.ts";
+import { confidence } from "./confidence.ts";
 import { keys } from "./keys.ts";
 import { partners } from "./partners.ts";
 
@@ -12,7 +13,7 @@ import { partners } from "./partners.ts";
  * It opens the store exactly as the server does: DATABASE_URL, else the embedded database in DATA_DIR.
  */
 
-const groups: CommandGroup[] = [partners, keys, catalog];
+const groups: CommandGroup[] = [partners, keys, catalog, confidence];
 
 function usage(only?: CommandGroup): string[] {
   const lines = ["usage: bun run cli <command> [arguments]", ""];

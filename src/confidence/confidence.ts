@@ -117,11 +117,29 @@ export function rawEventConfidence(
   endMs: number,
   p: ConfidenceParameters = CONFIDENCE,
 ): number {
+  return rawConfidenceOfWeights(
+    items.map((item) => ({ weight: itemWeight(item, p), takenAtMs: item.takenAtMs, routine: item.routine })),
+    startMs,
+    endMs,
+    p,
+  );
+}
+
+/** An item as a store keeps it: its weight already worked out (`itemWeight`) when it was matched. */
+export type WeightedItem = { weight: number; takenAtMs: number; routine: boolean };
+
+/** `rawEventConfidence` from items whose weights are known. */
+export function rawConfidenceOfWeights(
+  items: readonly WeightedItem[],
+  startMs: number,
+  endMs: number,
+  p: ConfidenceParameters = CONFIDENCE,
+): number {
   let weights = 0;
   let first = Number.POSITIVE_INFINITY;
   let last = Number.NEGATIVE_INFINITY;
   for (const item of items) {
-    weights += itemWeight(item, p) * (item.routine ? p.routineWeight : 1);
+    weights += item.weight * (item.routine ? p.routineWeight : 1);
     if (item.routine) continue;
     first = Math.min(first, item.takenAtMs);
     last = Math.max(last, item.takenAtMs);
@@ -129,6 +147,16 @@ export function rawEventConfidence(
   const duration = endMs - startMs;
   const span = last > first && duration > 0 ? clamp01((last - first) / duration) : 0;
   return 1 - Math.exp(-(p.itemEvidence * weights + p.spanEvidence * span));
+}
+
+/** `eventConfidence` from items whose weights are known, in hundredths as the store keeps it. */
+export function hundredthsOfWeights(
+  items: readonly WeightedItem[],
+  startMs: number,
+  endMs: number,
+  p: ConfidenceParameters = CONFIDENCE,
+): number {
+  return Math.round(rawConfidenceOfWeights(items, startMs, endMs, p) * 100);
 }
 
 /** A user's attendance at an event, from all of the user's kept items there. */
@@ -167,6 +195,38 @@ export function spotCell(
   if (Math.hypot(north, east) <= Math.max(p.coreMinM, p.coreShare * venue.radiusM)) return null;
   return { row: Math.floor(north / p.spotM), column: Math.floor(east / p.spotM) };
 }
+
+/**
+ * Which spot cells of one venue are routine, from the events the user's kept items fall on per cell
+ * (`spotCell`, keyed by `cellKey`): those whose 3 × 3 neighbourhood holds at least routineEvents events.
+ */
+export function routineCells(
+  eventsByCell: ReadonlyMap<number, ReadonlySet<number>>,
+  p: ConfidenceParameters = CONFIDENCE,
+): Set<number> {
+  const routine = new Set<number>();
+  for (const at of eventsByCell.keys()) {
+    const { row, column } = cellOfKey(at);
+    const events = new Set<number>();
+    for (let dr = -1; dr <= 1 && events.size < p.routineEvents; dr++) {
+      for (let dc = -1; dc <= 1; dc++) {
+        for (const id of eventsByCell.get(cellKey(row + dr, column + dc)) ?? []) events.add(id);
+      }
+    }
+    if (events.size >= p.routineEvents) routine.add(at);
+  }
+  return routine;
+}
+
+/**
+ * A cell as one number. Cells lie within radius / spotM of the venue (10,000 at a 10 km radius and 1 m
+ * cells): keys never collide.
+ */
+export const cellKey = (row: number, column: number) => (row + 50_000) * 100_000 + (column + 50_000);
+const cellOfKey = (at: number) => ({
+  row: Math.floor(at / 100_000) - 50_000,
+  column: (at % 100_000) - 50_000,
+});
 
 /**
  * Which of a user's kept items at one venue are routine: outside the core, with the 3 × 3 cells

@@ -17,15 +17,23 @@ import { CONFIDENCE } from "../confidence/confidence.ts";
 const p = CONFIDENCE;
 const literal = (n: number) => sql.raw(String(n));
 
+/** A cell's 3 × 3 neighbourhood as offsets. */
+const NEIGHBOURS = sql.raw(
+  "(values (-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 0), (0, 1), (1, -1), (1, 0), (1, 1)) as d(r, c)",
+);
+
 /**
  * The CTEs after `previous` and `touched`: the spot rows the batch changes (`spot_change`, written to
  * `user_venue_spots` by `spots_written`), the cells whose routine status the change flips, the events to
  * recompute (`recompute`: the touched events and every event with items in a flipped cell) and, for
- * each, the sum of its items' weights (routine items at routineWeight) and its non-routine items' first
- * and last capture (`scores`). Rows whose count fell to zero stay in `user_venue_spots`; every read
+ * each, its items after the batch (`event_items`, which the stored media lists are rendered from too:
+ * one read of the event's media for both), the sum of their weights (routine items at routineWeight)
+ * and the non-routine items' first and last capture (`scores`). Rows whose count fell to zero stay in `user_venue_spots`; every read
  * below adds the counts up and keeps what is above zero.
  *
- * A routine status can only change within one cell of a cell whose events changed (`watched`). The
+ * A routine status can only change within one cell of a cell whose events changed (`watched`), and
+ * only at a venue where the user's items fall on routineEvents events or more (`busy_venues`): most
+ * users' venues have fewer, and their batches skip the neighbourhood counts. The
  * spots are read per venue, with one range lookup of the primary key each, and every neighbourhood is
  * counted by joining each spot row to its nine surrounding cells on equality, which hashes, rather
  * than matching ranges row against row. An event's items are read per event through an `offset 0`
@@ -37,11 +45,15 @@ export function confidenceCtes(userId: string): SQL {
   return sql`
     prior as (
       select m.venue_id, m.spot_row::int as spot_row, m.spot_col::int as spot_col, m.event_id from media m
-      where m.ctid = any(array(select row_id from previous)) and m.spot_row is not null
+      where m.ctid = any(array(
+        select row_id from previous
+        where media_id in (select media_id from upserted) or media_id not in (select media_id from incoming)
+      )) and m.spot_row is not null
     ),
     spot_change as (
       select venue_id, spot_row, spot_col, event_id, sum(n)::int as n from (
-        select venue_id, spot_row, spot_col, event_id, 1 as n from incoming where spot_row is not null
+        select venue_id, spot_row, spot_col, event_id, 1 as n from incoming
+        where spot_row is not null and media_id in (select media_id from upserted)
         union all
         select venue_id, spot_row, spot_col, event_id, -1 from prior
       ) c
@@ -66,17 +78,27 @@ export function confidenceCtes(userId: string): SQL {
       ) x
       group by venue_id, spot_row, spot_col, event_id
     ),
+    busy_venues as (
+      select venue_id from spots_around group by venue_id
+      having count(distinct event_id) filter (where before_n > 0) >= ${literal(p.routineEvents)}
+          or count(distinct event_id) filter (where after_n > 0) >= ${literal(p.routineEvents)}
+    ),
     watched as (
-      select distinct c.venue_id, c.spot_row + dr as spot_row, c.spot_col + dc as spot_col
-      from spot_change c, generate_series(-1, 1) dr, generate_series(-1, 1) dc
+      select distinct c.venue_id, c.spot_row + d.r as spot_row, c.spot_col + d.c as spot_col
+      from spot_change c cross join ${NEIGHBOURS}
     ),
     flipped as (
-      select s.venue_id, s.spot_row + dr as spot_row, s.spot_col + dc as spot_col
-      from spots_around s, generate_series(-1, 1) dr, generate_series(-1, 1) dc
-      where (s.venue_id, s.spot_row + dr, s.spot_col + dc) in (select venue_id, spot_row, spot_col from watched)
+      select venue_id, spot_row, spot_col from (
+        select s.venue_id, s.spot_row + d.r as spot_row, s.spot_col + d.c as spot_col, s.event_id,
+               bool_or(s.before_n > 0) as had, bool_or(s.after_n > 0) as has
+        from spots_around s cross join ${NEIGHBOURS}
+        where s.venue_id in (select venue_id from busy_venues)
+          and (s.venue_id, s.spot_row + d.r, s.spot_col + d.c) in (select venue_id, spot_row, spot_col from watched)
+        group by 1, 2, 3, 4
+      ) e
       group by 1, 2, 3
-      having (count(distinct s.event_id) filter (where s.before_n > 0) >= ${literal(p.routineEvents)})
-        <> (count(distinct s.event_id) filter (where s.after_n > 0) >= ${literal(p.routineEvents)})
+      having (count(*) filter (where had) >= ${literal(p.routineEvents)})
+        <> (count(*) filter (where has) >= ${literal(p.routineEvents)})
     ),
     recompute as (
       select event_id from touched
@@ -86,15 +108,17 @@ export function confidenceCtes(userId: string): SQL {
       where s.after_n > 0
     ),
     event_items as (
-      select m.event_id, m.venue_id, m.spot_row::int as spot_row, m.spot_col::int as spot_col, m.weight,
-             m.taken_at
+      select m.event_id, m.media_id, m.taken_at, m.media_type, m.thumbnail_url, m.venue_id,
+             m.spot_row::int as spot_row, m.spot_col::int as spot_col, m.weight
       from recompute r
       cross join lateral (
         select * from media m where m.user_id = ${user} and m.event_id = r.event_id offset 0
       ) m
       where m.media_id not in (select media_id from previous)
       union all
-      select event_id, venue_id, spot_row, spot_col, weight, taken_at::timestamptz from incoming
+      select event_id, media_id, taken_at::timestamptz, media_type, thumbnail_url, venue_id, spot_row, spot_col,
+             weight
+      from incoming
       where event_id in (select event_id from recompute)
     ),
     item_spots as (
@@ -110,12 +134,17 @@ export function confidenceCtes(userId: string): SQL {
       having sum(n) > 0
     ),
     routine_cells as (
-      select s.venue_id, s.spot_row + dr as spot_row, s.spot_col + dc as spot_col
-      from item_spots s, generate_series(-1, 1) dr, generate_series(-1, 1) dc
-      where (s.venue_id, s.spot_row + dr, s.spot_col + dc) in (
-        select venue_id, spot_row, spot_col from event_items where spot_row is not null)
+      select venue_id, spot_row, spot_col from (
+        select distinct s.venue_id, s.spot_row + d.r as spot_row, s.spot_col + d.c as spot_col, s.event_id
+        from item_spots s cross join ${NEIGHBOURS}
+        where s.venue_id in (
+            select venue_id from item_spots group by venue_id
+            having count(distinct event_id) >= ${literal(p.routineEvents)})
+          and (s.venue_id, s.spot_row + d.r, s.spot_col + d.c) in (
+          select venue_id, spot_row, spot_col from event_items where spot_row is not null)
+      ) e
       group by 1, 2, 3
-      having count(distinct s.event_id) >= ${literal(p.routineEvents)}
+      having count(*) >= ${literal(p.routineEvents)}
     ),
     scores as (
       select i.event_id,

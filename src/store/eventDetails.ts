@@ -155,6 +155,14 @@ export function mediaListJson(items: SQL): SQL {
     from ${items} as i)`;
 }
 
+/**
+ * `mediaListJson` as an aggregate over the items `i` of a group (one event's), for a statement that
+ * renders several events' lists in one pass; null for a group without items.
+ */
+export function mediaListAggregate(i: SQL): SQL {
+  return sql`'[' || string_agg(${storedItemJson(i)}, ',' order by ${i}.taken_at, ${i}.media_id collate "C") || ']'`;
+}
+
 /** The user's rendered list at an event, by primary key; null for an event the user kept nothing at. */
 export function storedMediaList(userId: string, eventId: SQL): SQL {
   return sql`(select media_json from user_event_media where user_id = ${userId}::uuid and event_id = ${eventId})`;

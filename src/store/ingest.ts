@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { confidenceCtes, confidenceValue } from "./confidenceSql.ts";
 import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
-import { type AttendedRow, attendedEventsQuery, mediaListJson, storedItemJson } from "./eventDetails.ts";
+import { type AttendedRow, attendedEventsQuery, mediaListAggregate } from "./eventDetails.ts";
 
 /** A media item that matched a licensed event: the only kind of item the service keeps (docs/api.md §4). */
 export type KeptMedia = {
@@ -72,8 +72,9 @@ const DEFAULT_DURATION_MINUTES = 300;
  * `rendered` writes the stored media list (`user_event_media`, see `mediaListJson`) of every event whose
  * items this batch changed: where an upserted row now is, where a rewritten or removed row was. A part
  * of a statement cannot see the statement's own writes, so the list is built from what the snapshot
- * holds there minus the rows the batch replaces (`previous`), plus the batch's items there; the row
- * lock makes that the state the commit leaves. Re-sent unchanged items touch no list. (Exported for
+ * holds there minus the rows the batch replaces (`previous`), plus the batch's items there
+ * (`event_items`, src/store/confidenceSql.ts, which the confidence reads too); the row lock makes that
+ * the state the commit leaves. Re-sent unchanged items touch no list. (Exported for
  * test/store-plans.test.ts, which reads its plan.)
  */
 export function batchStatement({
@@ -145,17 +146,11 @@ export function batchStatement({
     ${confidenceCtes(userId)},
     rendered as (
       insert into user_event_media (user_id, event_id, media_json)
-      select ${userId}::uuid, t.event_id, ${mediaListJson(sql`(
-        select ${storedItemJson(sql`m`)} as item_json, m.taken_at, m.media_id from media m
-        where m.user_id = ${userId}::uuid and m.event_id = t.event_id
-          and m.media_id not in (select media_id from previous)
-        union all
-        select ${storedItemJson(sql`n`)}, n.taken_at, n.media_id from (
-          select media_id, taken_at::timestamptz as taken_at, media_type, thumbnail_url from incoming
-          where event_id = t.event_id
-        ) n
-      )`)}
+      select ${userId}::uuid, t.event_id, coalesce(l.media_json, '[]')
       from touched t
+      left join (
+        select i.event_id, ${mediaListAggregate(sql`i`)} as media_json from event_items i group by i.event_id
+      ) l on l.event_id = t.event_id
       on conflict (user_id, event_id) do update set media_json = excluded.media_json
     ),
     deltas as (

@@ -1,0 +1,193 @@
+import { sql } from "drizzle-orm";
+import {
+  cellKey,
+  hundredthsOfWeights,
+  itemPlace,
+  itemWeight,
+  routineCells,
+  spotCell,
+  type WeightedItem,
+} from "../confidence/confidence.ts";
+import type { MatchSettings } from "../shards/matcher.ts";
+import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
+
+/**
+ * Match confidence for what a batch has not computed (docs/api.md §15): items kept before confidence
+ * existed have no weight or spot, and their history rows no confidence, until a batch touches the event.
+ * This fills them in, one user per transaction under the user's row lock (the lock batches take), with
+ * the pure functions of src/confidence: the same values the batch statement keeps, which the store's
+ * property test holds it to.
+ *
+ * With `replace`, every item is placed again against the catalog as it is now: a catalog import that
+ * moved an event's start or venue leaves the weights of the items matched before it as they were (as it
+ * leaves the matches, docs/api.md §5); this brings them up to date.
+ */
+
+type ItemRow = {
+  media_id: string;
+  event_id: number;
+  venue_id: number;
+  latitude: number;
+  longitude: number;
+  taken_ms: number;
+  weight: number | null;
+  spot_row: number | null;
+  spot_col: number | null;
+  starts_ms: number;
+  ends_ms: number | null;
+  venue_latitude: number;
+  venue_longitude: number;
+  radius_m: number | null;
+};
+
+type Placed = ItemRow & { weight: number; spot: { row: number; column: number } | null; changed: boolean };
+
+export type BackfillCounts = { users: number; items: number; events: number };
+
+/** The users with a history row or a kept item confidence has not reached (all users with `replace`). */
+async function usersToFill(store: Store, replace: boolean): Promise<string[]> {
+  const rows = await store.rows<{ user_id: string }>(
+    replace
+      ? sql`select distinct user_id from user_events`
+      : sql`select user_id from user_events where confidence is null
+            union select user_id from media where weight is null`,
+  );
+  return rows.map((row) => row.user_id);
+}
+
+function place(row: ItemRow, settings: MatchSettings, replace: boolean): Placed {
+  const kept = row.spot_row !== null && row.spot_col !== null;
+  if (!replace && row.weight !== null) {
+    return {
+      ...row,
+      weight: row.weight,
+      spot: kept ? { row: row.spot_row as number, column: row.spot_col as number } : null,
+      changed: false,
+    };
+  }
+  const venue = { latitude: row.venue_latitude, longitude: row.venue_longitude, radiusM: row.radius_m };
+  const event = { startsAtMs: row.starts_ms, endsAtMs: row.ends_ms };
+  const item = { latitude: row.latitude, longitude: row.longitude, takenAtMs: row.taken_ms };
+  return {
+    ...row,
+    weight: itemWeight(itemPlace(item, venue, event, settings)),
+    spot: spotCell(item, { ...venue, radiusM: row.radius_m ?? settings.radiusM }),
+    changed: true,
+  };
+}
+
+/** Each event's confidence in hundredths from the user's placed items, routine spots per venue. */
+function confidences(items: readonly Placed[], settings: MatchSettings): Map<number, number> {
+  const cellsByVenue = new Map<number, Map<number, Set<number>>>();
+  for (const item of items) {
+    if (item.spot === null) continue;
+    const cells = cellsByVenue.get(item.venue_id) ?? new Map<number, Set<number>>();
+    const at = cellKey(item.spot.row, item.spot.column);
+    cells.set(at, (cells.get(at) ?? new Set<number>()).add(item.event_id));
+    cellsByVenue.set(item.venue_id, cells);
+  }
+  const routineByVenue = new Map([...cellsByVenue].map(([venue, cells]) => [venue, routineCells(cells)]));
+  const byEvent = new Map<number, { start: number; end: number; items: WeightedItem[] }>();
+  for (const item of items) {
+    const routine =
+      item.spot !== null &&
+      (routineByVenue.get(item.venue_id)?.has(cellKey(item.spot.row, item.spot.column)) ?? false);
+    const end = item.ends_ms ?? item.starts_ms + settings.defaultDurationMinutes * 60_000;
+    const entry = byEvent.get(item.event_id) ?? { start: item.starts_ms, end, items: [] };
+    entry.items.push({ weight: item.weight, takenAtMs: item.taken_ms, routine });
+    byEvent.set(item.event_id, entry);
+  }
+  return new Map([...byEvent].map(([id, e]) => [id, hundredthsOfWeights(e.items, e.start, e.end)]));
+}
+
+/** One user's weights, spots and confidences, in one transaction under the user's row lock. */
+async function fillUser(
+  store: Store,
+  userId: string,
+  settings: MatchSettings,
+  replace: boolean,
+): Promise<{ items: number; events: number }> {
+  return store.db.transaction(async (tx) => {
+    await store.rows(sql`select pg_advisory_xact_lock_shared(${ATTENDANCE_COPIES_LOCK}::int8)`, tx);
+    await store.rows(sql`select id from users where id = ${userId}::uuid for update`, tx);
+    const rows = await store.rows<ItemRow>(
+      sql`
+      select m.media_id, m.event_id, m.venue_id, m.latitude, m.longitude,
+             extract(epoch from m.taken_at)::float8 * 1000 as taken_ms, m.weight, m.spot_row, m.spot_col,
+             extract(epoch from e.starts_at)::float8 * 1000 as starts_ms,
+             extract(epoch from e.ends_at)::float8 * 1000 as ends_ms,
+             v.latitude as venue_latitude, v.longitude as venue_longitude, v.radius_m
+      from media m
+      join events e on e.id = m.event_id
+      join venues v on v.id = m.venue_id
+      where m.user_id = ${userId}::uuid`,
+      tx,
+    );
+    const items = rows.map((row) => place(row, settings, replace));
+    const changed = items.filter((item) => item.changed);
+    if (changed.length > 0) {
+      await store.rows(
+        sql`
+        update media m set weight = u.weight, spot_row = u.spot_row, spot_col = u.spot_col
+        from unnest(${sql.param(changed.map((i) => i.media_id))}::text[],
+                    ${sql.param(changed.map((i) => i.weight))}::float8[],
+                    ${sql.param(changed.map((i) => i.spot?.row ?? null))}::int[],
+                    ${sql.param(changed.map((i) => i.spot?.column ?? null))}::int[])
+          as u(media_id, weight, spot_row, spot_col)
+        where m.user_id = ${userId}::uuid and m.media_id = u.media_id`,
+        tx,
+      );
+    }
+    // The spots as the batch statement would have left them, from every kept item.
+    const spotted = items.filter((item) => item.spot !== null);
+    await store.rows(sql`delete from user_venue_spots where user_id = ${userId}::uuid`, tx);
+    if (spotted.length > 0) {
+      await store.rows(
+        sql`
+        insert into user_venue_spots (user_id, venue_id, spot_row, spot_col, event_id, items)
+        select ${userId}::uuid, venue_id, spot_row, spot_col, event_id, count(*)::int
+        from unnest(${sql.param(spotted.map((i) => i.venue_id))}::int[],
+                    ${sql.param(spotted.map((i) => i.spot?.row ?? 0))}::int[],
+                    ${sql.param(spotted.map((i) => i.spot?.column ?? 0))}::int[],
+                    ${sql.param(spotted.map((i) => i.event_id))}::int[]) as s(venue_id, spot_row, spot_col, event_id)
+        group by venue_id, spot_row, spot_col, event_id`,
+        tx,
+      );
+    }
+    const scores = confidences(items, settings);
+    // A history row with no kept item left has nothing to show for it: 0.
+    const updated = await store.rows<{ event_id: number }>(
+      sql`
+      update user_events ue set confidence = coalesce(s.confidence, 0)
+      from user_events k
+      left join unnest(${sql.param([...scores.keys()])}::int[], ${sql.param([...scores.values()])}::int[])
+        as s(event_id, confidence) on s.event_id = k.event_id
+      where k.user_id = ${userId}::uuid and ue.user_id = k.user_id and ue.event_id = k.event_id
+      returning ue.event_id`,
+      tx,
+    );
+    return { items: changed.length, events: updated.length };
+  });
+}
+
+/**
+ * Fills in the confidence of every user whose items or history rows lack it (with `replace`, of every
+ * user, every item placed again). Users are done one by one, each in its own short transaction, so
+ * batches go on meanwhile; `progress` hears of each user done.
+ */
+export async function backfillConfidence(
+  store: Store,
+  settings: MatchSettings,
+  options: { replace: boolean; progress?: (done: number, total: number) => void },
+): Promise<BackfillCounts> {
+  const users = await usersToFill(store, options.replace);
+  const counts: BackfillCounts = { users: 0, items: 0, events: 0 };
+  for (const userId of users) {
+    const done = await fillUser(store, userId, settings, options.replace);
+    counts.users++;
+    counts.items += done.items;
+    counts.events += done.events;
+    options.progress?.(counts.users, users.length);
+  }
+  return counts;
+}
