@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SweepCell } from "./charts.ts";
 import type { Machine } from "./machine.ts";
+import { describeModel, type ScaleModel, scaleModel } from "./scaleModel.ts";
 import { kindRows, type RunSummary, tableRows } from "./summary.ts";
 
 export const RESULTS_DIR = join(import.meta.dir, "..", "results");
@@ -46,6 +47,10 @@ export function printReport(report: Report): void {
       console.table(kindRows(run));
     }
   }
+  for (const run of report.runs) {
+    const model = run.target === "rollcall" ? scaleModel(run) : null;
+    if (model !== null) for (const line of describeModel(run.label, model)) console.log(line);
+  }
   for (const [name, value] of Object.entries(report.ratios)) console.log(`${name}: ${value}`);
   for (const problem of report.problems) console.log(`PROBLEM ${problem}`);
 }
@@ -66,7 +71,12 @@ export function writeResultJson(name: string, result: unknown, directory = RESUL
 /** Writes `<scenario>-<time>.json` and, when there is one, the `.svg` chart; returns the paths. */
 export function writeReport(report: Report, svg: string | null, directory = RESULTS_DIR): string[] {
   const base = resultBase(report.scenario, report.startedAt, directory);
-  writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
+  const models: Record<string, ScaleModel> = {};
+  for (const run of report.runs) {
+    const model = run.target === "rollcall" ? scaleModel(run) : null;
+    if (model !== null) models[run.label] = model;
+  }
+  writeFileSync(`${base}.json`, `${JSON.stringify({ ...report, scaleModel: models }, null, 2)}\n`);
   if (svg === null) return [`${base}.json`];
   writeFileSync(`${base}.svg`, svg);
   return [`${base}.json`, `${base}.svg`];
