@@ -18,6 +18,7 @@ import {
   wrapColumn,
 } from "./grid.ts";
 import { sharedArray, VENUE_LATITUDE, VENUE_LONGITUDE, VENUE_RADIUS, VENUE_STRIDE } from "./layout.ts";
+import { outOfRange } from "./outOfRange.ts";
 
 /** Geometry cache entries kept before a reset: about 100 MB at the worst. */
 const ATLAS_LIMIT = 400_000;
@@ -86,14 +87,14 @@ function markReach(
       }
       continue;
     }
-    const reach = (radiusM + (fineRadii[row] ?? Number.POSITIVE_INFINITY)) * (1 + 1e-9) + 1e-3;
+    const reach = (radiusM + (fineRadii[row] ?? outOfRange(fineRadii, row, "fineRadii"))) * (1 + 1e-9) + 1e-3;
     const fineLatitude = fineCentre(row, 90);
     for (let unwrapped = box.firstColumn; unwrapped <= box.lastColumn; unwrapped++) {
       const column = wrapColumn(unwrapped);
       if (haversineMeters(latitude, longitude, fineLatitude, fineCentre(column, 180)) > reach) continue;
       const mask = maskOf(masks, blockOf(row, column));
       const bit = bitOf(row, column);
-      mask[bit >>> 5] = (mask[bit >>> 5] ?? 0) | (1 << (bit & 31));
+      mask[bit >>> 5] = (mask[bit >>> 5] ?? outOfRange(mask, bit >>> 5, "mask")) | (1 << (bit & 31));
     }
   }
 }
@@ -104,13 +105,18 @@ function markReach(
  */
 function assignShards(blocks: number[], load: Map<number, number>, shards: number): Map<number, number> {
   const shardLoad = new Float64Array(shards);
+  // A block that no cell reaches has no entry in `load`: its load is 0, not a failed read.
   const byLoad = [...blocks].sort((x, y) => (load.get(y) ?? 0) - (load.get(x) ?? 0) || x - y);
   const shardOf = new Map<number, number>();
   for (const block of byLoad) {
     let lightest = 0;
-    for (let s = 1; s < shards; s++) if ((shardLoad[s] ?? 0) < (shardLoad[lightest] ?? 0)) lightest = s;
+    let least = shardLoad[0] ?? outOfRange(shardLoad, 0, "shardLoad");
+    for (let s = 1; s < shardLoad.length; s++) {
+      const sLoad = shardLoad[s] as number; // s < shardLoad.length, the loop's bound
+      if (sLoad < least) [lightest, least] = [s, sLoad];
+    }
     shardOf.set(block, lightest);
-    shardLoad[lightest] = (shardLoad[lightest] ?? 0) + (load.get(block) ?? 0) + 1;
+    shardLoad[lightest] = least + (load.get(block) ?? 0) + 1;
   }
   return shardOf;
 }
@@ -143,16 +149,22 @@ function fillTables(
   const slotCell = sharedArray(Uint32Array, total * 2);
   const slotVenues = sharedArray(Uint32Array, total * 2);
   members.forEach((list, s) => {
-    const first = shardSlots[s * 2] ?? 0;
-    const mask = shardSlots[s * 2 + 1] ?? 0;
+    const first = shardSlots[s * 2] ?? outOfRange(shardSlots, s * 2, "shardSlots");
+    const mask = shardSlots[s * 2 + 1] ?? outOfRange(shardSlots, s * 2 + 1, "shardSlots");
     for (const i of list) {
       const entry = entries[i];
       if (entry === undefined) continue;
       const { low, high } = cellKey(entry.cell);
       let slot = cellHash(low, high) & mask;
-      while ((slotCell[(first + slot) * 2 + 1] ?? 0) !== 0) slot = (slot + 1) & mask;
+      while (
+        (slotCell[(first + slot) * 2 + 1] ?? outOfRange(slotCell, (first + slot) * 2 + 1, "slotCell")) !== 0
+      )
+        slot = (slot + 1) & mask;
       slotCell.set([low, high], (first + slot) * 2);
-      slotVenues.set([runFirst[i] ?? 0, entry.venues.length], (first + slot) * 2);
+      slotVenues.set(
+        [runFirst[i] ?? outOfRange(runFirst, i, "runFirst"), entry.venues.length],
+        (first + slot) * 2,
+      );
     }
   });
   return { shardSlots, slotCell, slotVenues };
@@ -167,11 +179,18 @@ export function buildCellSections(venueRecord: Float64Array, shards: number): Ce
   const entries = new Map<string, CellEntry>();
   const masks = new Map<number, Uint32Array>();
   const fineRadii = fineCellRadii();
-  const venues = venueRecord.length / VENUE_STRIDE;
+  // Rounded down: sharedArray gives a catalog without venues one element, not a record.
+  const venues = Math.floor(venueRecord.length / VENUE_STRIDE);
   for (let v = 0; v < venues; v++) {
-    const latitude = venueRecord[v * VENUE_STRIDE + VENUE_LATITUDE] ?? 0;
-    const longitude = venueRecord[v * VENUE_STRIDE + VENUE_LONGITUDE] ?? 0;
-    const radiusM = venueRecord[v * VENUE_STRIDE + VENUE_RADIUS] ?? 0;
+    const latitude =
+      venueRecord[v * VENUE_STRIDE + VENUE_LATITUDE] ??
+      outOfRange(venueRecord, v * VENUE_STRIDE + VENUE_LATITUDE, "venueRecord");
+    const longitude =
+      venueRecord[v * VENUE_STRIDE + VENUE_LONGITUDE] ??
+      outOfRange(venueRecord, v * VENUE_STRIDE + VENUE_LONGITUDE, "venueRecord");
+    const radiusM =
+      venueRecord[v * VENUE_STRIDE + VENUE_RADIUS] ??
+      outOfRange(venueRecord, v * VENUE_STRIDE + VENUE_RADIUS, "venueRecord");
     markReach(masks, latitude, longitude, radiusM, fineRadii);
     for (const cell of atlas.reachableCells(latitude, longitude, radiusM)) {
       let entry = entries.get(cell);
@@ -216,12 +235,14 @@ export function buildCellSections(venueRecord: Float64Array, shards: number): Ce
   });
   const cellVenues = sharedArray(Int32Array, registrations);
   list.forEach((entry, i) => {
-    cellVenues.set(entry.venues, runFirst[i] ?? 0);
+    cellVenues.set(entry.venues, runFirst[i] ?? outOfRange(runFirst, i, "runFirst"));
   });
   const shardOfBlock = assignShards(blocks, load, shards);
   const blockShard = sharedArray(Uint16Array, blocks.length);
   blocks.forEach((block, slot) => {
-    blockShard[slot] = shardOfBlock.get(block) ?? 0;
+    const shard = shardOfBlock.get(block);
+    if (shard === undefined) throw new Error(`block ${block} was given no shard`);
+    blockShard[slot] = shard;
   });
   const tables = fillTables(list, runFirst, shardOfBlock, shards);
   const memo = buildMemoSections(list, marked, { blockSlot, blockShard, fineWords, ...tables });

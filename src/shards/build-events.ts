@@ -3,6 +3,7 @@ import { EARTH_RADIUS_M } from "./geo.ts";
 import { blockOf, gridColumn, gridRow } from "./grid.ts";
 import { SAMPLE_EVERY, sharedArray, VENUE_STRIDE } from "./layout.ts";
 import type { MatchSettings } from "./matcher.ts";
+import { outOfRange } from "./outOfRange.ts";
 
 const MINUTE_MS = 60_000;
 const RAD = Math.PI / 180;
@@ -34,11 +35,17 @@ function venueOrder(columns: CatalogColumns, hasEvents: Uint8Array): Int32Array 
   const chosen: number[] = [];
   for (let c = 0; c < hasEvents.length; c++) if (hasEvents[c] === 1) chosen.push(c);
   const block = (c: number) =>
-    blockOf(gridRow(columns.venueLatitudes[c] ?? 0), gridColumn(columns.venueLongitudes[c] ?? 0));
+    blockOf(
+      gridRow(columns.venueLatitudes[c] ?? outOfRange(columns.venueLatitudes, c, "venueLatitudes")),
+      gridColumn(columns.venueLongitudes[c] ?? outOfRange(columns.venueLongitudes, c, "venueLongitudes")),
+    );
   const keys = new Float64Array(columns.venueIds.length);
   for (const c of chosen) keys[c] = block(c);
   chosen.sort(
-    (x, y) => (keys[x] ?? 0) - (keys[y] ?? 0) || (columns.venueIds[x] ?? 0) - (columns.venueIds[y] ?? 0),
+    (x, y) =>
+      (keys[x] ?? outOfRange(keys, x, "keys")) - (keys[y] ?? outOfRange(keys, y, "keys")) ||
+      (columns.venueIds[x] ?? outOfRange(columns.venueIds, x, "venueIds")) -
+        (columns.venueIds[y] ?? outOfRange(columns.venueIds, y, "venueIds")),
   );
   return Int32Array.from(chosen);
 }
@@ -58,17 +65,20 @@ function radixSort(items: Uint32Array, keys: Float64Array, maxKey: number): Uint
   for (let scale = 1; scale <= maxKey; scale *= 65_536) {
     counts.fill(0);
     for (let i = 0; i < items.length; i++) {
-      const digit = Math.floor((sourceKeys[i] ?? 0) / scale) % 65_536;
+      const digit = Math.floor((sourceKeys[i] ?? outOfRange(sourceKeys, i, "sourceKeys")) / scale) % 65_536;
       digits[i] = digit;
-      counts[digit + 1] = (counts[digit + 1] ?? 0) + 1;
+      counts[digit + 1] = (counts[digit + 1] ?? outOfRange(counts, digit + 1, "counts")) + 1;
     }
-    for (let d = 0; d < 65_536; d++) counts[d + 1] = (counts[d + 1] ?? 0) + (counts[d] ?? 0);
+    for (let d = 0; d < 65_536; d++)
+      counts[d + 1] =
+        (counts[d + 1] ?? outOfRange(counts, d + 1, "counts")) +
+        (counts[d] ?? outOfRange(counts, d, "counts"));
     for (let i = 0; i < items.length; i++) {
-      const digit = digits[i] ?? 0;
-      const at = counts[digit] ?? 0;
-      targetItems[at] = sourceItems[i] ?? 0;
-      targetKeys[at] = sourceKeys[i] ?? 0;
-      counts[digit] = at + 1;
+      const digit = digits[i] ?? outOfRange(digits, i, "digits");
+      const place = counts[digit] ?? outOfRange(counts, digit, "counts");
+      targetItems[place] = sourceItems[i] ?? outOfRange(sourceItems, i, "sourceItems");
+      targetKeys[place] = sourceKeys[i] ?? outOfRange(sourceKeys, i, "sourceKeys");
+      counts[digit] = place + 1;
     }
     [sourceItems, targetItems] = [targetItems, sourceItems];
     [sourceKeys, targetKeys] = [targetKeys, sourceKeys];
@@ -105,19 +115,22 @@ export function planVenues(columns: CatalogColumns, settings: MatchSettings): Ve
   const hasEvents = new Uint8Array(columns.venueIds.length);
   const spans = new Float64Array(columns.venueIds.length);
   for (let e = 0; e < eventCount; e++) {
-    const c = columnOfVenue.get(columns.eventVenueIds[e] ?? 0) ?? -1;
+    // -1 is the eventRow sentinel of an unknown venue, not a default for a failed read.
+    const c =
+      columnOfVenue.get(columns.eventVenueIds[e] ?? outOfRange(columns.eventVenueIds, e, "eventVenueIds")) ??
+      -1;
     eventRow[e] = c;
     if (c < 0) continue;
     hasEvents[c] = 1;
-    const start = columns.eventStarts[e] ?? 0;
-    const endsAt = columns.eventEnds[e] ?? Number.NaN;
+    const start = columns.eventStarts[e] ?? outOfRange(columns.eventStarts, e, "eventStarts");
+    const endsAt = columns.eventEnds[e] ?? outOfRange(columns.eventEnds, e, "eventEnds");
     assertWholeMilliseconds(start, "event start");
     if (!Number.isNaN(endsAt)) assertWholeMilliseconds(endsAt, "event end");
     const from = start - beforeMs;
     const to = (Number.isNaN(endsAt) ? start + durationMs : endsAt) + afterMs;
     windows[e * 2] = from;
     windows[e * 2 + 1] = to;
-    spans[c] = Math.max(spans[c] ?? 0, to - from);
+    spans[c] = Math.max(spans[c] ?? outOfRange(spans, c, "spans"), to - from);
   }
   const venues = venueOrder(columns, hasEvents);
   const rowOfColumn = new Int32Array(columns.venueIds.length).fill(-1);
@@ -126,21 +139,25 @@ export function planVenues(columns: CatalogColumns, settings: MatchSettings): Ve
   });
   const venueEvents = sharedArray(Uint32Array, venues.length + 1);
   for (let e = 0; e < eventCount; e++) {
-    const row = rowOfColumn[eventRow[e] ?? -1] ?? -1;
+    const c = eventRow[e] ?? outOfRange(eventRow, e, "eventRow");
+    const row = c < 0 ? -1 : (rowOfColumn[c] ?? outOfRange(rowOfColumn, c, "rowOfColumn"));
     eventRow[e] = row;
-    if (row >= 0) venueEvents[row + 1] = (venueEvents[row + 1] ?? 0) + 1;
+    if (row >= 0)
+      venueEvents[row + 1] = (venueEvents[row + 1] ?? outOfRange(venueEvents, row + 1, "venueEvents")) + 1;
   }
   for (let v = 0; v < venues.length; v++)
-    venueEvents[v + 1] = (venueEvents[v + 1] ?? 0) + (venueEvents[v] ?? 0);
+    venueEvents[v + 1] =
+      (venueEvents[v + 1] ?? outOfRange(venueEvents, v + 1, "venueEvents")) +
+      (venueEvents[v] ?? outOfRange(venueEvents, v, "venueEvents"));
   const venueId = sharedArray(Int32Array, venues.length);
   const venueRecord = sharedArray(Float64Array, venues.length * VENUE_STRIDE);
   venues.forEach((c, v) => {
-    const latitude = columns.venueLatitudes[c] ?? 0;
-    const longitude = columns.venueLongitudes[c] ?? 0;
-    const radius = columns.venueRadii[c] ?? Number.NaN;
+    const latitude = columns.venueLatitudes[c] ?? outOfRange(columns.venueLatitudes, c, "venueLatitudes");
+    const longitude = columns.venueLongitudes[c] ?? outOfRange(columns.venueLongitudes, c, "venueLongitudes");
+    const radius = columns.venueRadii[c] ?? outOfRange(columns.venueRadii, c, "venueRadii");
     const radiusM = Number.isNaN(radius) ? settings.radiusM : radius;
     const cosLat = Math.cos(latitude * RAD);
-    venueId[v] = columns.venueIds[c] ?? 0;
+    venueId[v] = columns.venueIds[c] ?? outOfRange(columns.venueIds, c, "venueIds");
     venueRecord.set(
       [
         cosLat * Math.cos(longitude * RAD),
@@ -150,7 +167,7 @@ export function planVenues(columns: CatalogColumns, settings: MatchSettings): Ve
         latitude,
         longitude,
         radiusM,
-        spans[c] ?? 0,
+        spans[c] ?? outOfRange(spans, c, "spans"),
       ],
       v * VENUE_STRIDE,
     );
@@ -162,7 +179,7 @@ export function planVenues(columns: CatalogColumns, settings: MatchSettings): Ve
 export function layoutEvents(columns: CatalogColumns, plan: VenuePlan): EventSections {
   const { windows, eventRow, venueEvents } = plan;
   const venueCount = venueEvents.length - 1;
-  const kept = venueEvents[venueCount] ?? 0;
+  const kept = venueEvents[venueCount] ?? outOfRange(venueEvents, venueCount, "venueEvents");
   // (venue, window start) order: a radix sort by start, then a stable counting pass by venue. Among
   // equal starts the order is free: the search compares every open window in full.
   const byStart = new Uint32Array(kept);
@@ -170,20 +187,23 @@ export function layoutEvents(columns: CatalogColumns, plan: VenuePlan): EventSec
   let minFrom = Number.POSITIVE_INFINITY;
   let maxFrom = Number.NEGATIVE_INFINITY;
   for (let e = 0, k = 0; e < eventRow.length; e++) {
-    if ((eventRow[e] ?? -1) < 0) continue;
-    minFrom = Math.min(minFrom, windows[e * 2] ?? 0);
-    maxFrom = Math.max(maxFrom, windows[e * 2] ?? 0);
+    if ((eventRow[e] ?? outOfRange(eventRow, e, "eventRow")) < 0) continue;
+    minFrom = Math.min(minFrom, windows[e * 2] ?? outOfRange(windows, e * 2, "windows"));
+    maxFrom = Math.max(maxFrom, windows[e * 2] ?? outOfRange(windows, e * 2, "windows"));
     byStart[k++] = e;
   }
-  for (let k = 0; k < kept; k++) startKeys[k] = (windows[(byStart[k] ?? 0) * 2] ?? 0) - minFrom;
+  for (let k = 0; k < kept; k++)
+    startKeys[k] =
+      (windows[(byStart[k] ?? outOfRange(byStart, k, "byStart")) * 2] ??
+        outOfRange(windows, (byStart[k] ?? outOfRange(byStart, k, "byStart")) * 2, "windows")) - minFrom;
   const byKey = radixSort(byStart, startKeys, maxFrom - minFrom);
   const order = new Uint32Array(kept);
   const fill = venueEvents.slice(0, venueCount);
   for (let k = 0; k < kept; k++) {
-    const e = byKey[k] ?? 0;
-    const row = eventRow[e] ?? 0;
-    order[fill[row] ?? 0] = e;
-    fill[row] = (fill[row] ?? 0) + 1;
+    const e = byKey[k] ?? outOfRange(byKey, k, "byKey");
+    const row = eventRow[e] ?? outOfRange(eventRow, e, "eventRow");
+    order[fill[row] ?? outOfRange(fill, row, "fill")] = e;
+    fill[row] = (fill[row] ?? outOfRange(fill, row, "fill")) + 1;
   }
   const sections: EventSections = {
     eventWindow: sharedArray(Float64Array, kept * 2),
@@ -194,13 +214,16 @@ export function layoutEvents(columns: CatalogColumns, plan: VenuePlan): EventSec
   const { eventWindow, eventSample, eventId, eventLicensed } = sections;
   const { eventIds, eventLicensed: licensed } = columns;
   for (let row = 0; row < kept; row++) {
-    const e = order[row] ?? 0;
-    const from = windows[e * 2] ?? 0;
+    const e = order[row] ?? outOfRange(order, row, "order");
+    const from = windows[e * 2] ?? outOfRange(windows, e * 2, "windows");
     eventWindow[row * 2] = from;
-    eventWindow[row * 2 + 1] = windows[e * 2 + 1] ?? 0;
+    eventWindow[row * 2 + 1] = windows[e * 2 + 1] ?? outOfRange(windows, e * 2 + 1, "windows");
     if (row % SAMPLE_EVERY === 0) eventSample[row / SAMPLE_EVERY] = from;
-    eventId[row] = eventIds[e] ?? 0;
-    if (licensed[e] === 1) eventLicensed[row >>> 5] = (eventLicensed[row >>> 5] ?? 0) | (1 << (row & 31));
+    eventId[row] = eventIds[e] ?? outOfRange(eventIds, e, "eventIds");
+    if ((licensed[e] ?? outOfRange(licensed, e, "eventLicensed")) === 1)
+      eventLicensed[row >>> 5] =
+        (eventLicensed[row >>> 5] ?? outOfRange(eventLicensed, row >>> 5, "eventLicensed")) |
+        (1 << (row & 31));
   }
   return sections;
 }

@@ -11,6 +11,7 @@ import {
   wrapColumn,
 } from "./grid.ts";
 import { sharedArray } from "./layout.ts";
+import { outOfRange } from "./outOfRange.ts";
 
 /**
  * What a query finds in fineSlot for its fine cell:
@@ -69,7 +70,8 @@ function eachMarked(
   for (let row = firstRow; row <= lastRow; row++) {
     for (let unwrapped = firstColumn; unwrapped <= lastColumn; unwrapped++) {
       const column = wrapColumn(unwrapped);
-      const block = grid.blockSlot[blockOf(row, column)] ?? -1;
+      const block =
+        grid.blockSlot[blockOf(row, column)] ?? outOfRange(grid.blockSlot, blockOf(row, column), "blockSlot");
       if (block < 0) continue;
       const rank = fineRank(grid.fineWords, block, row, column);
       if (rank >= 0) visit(rank, row, column, block);
@@ -85,11 +87,12 @@ function eachMarked(
  */
 export function buildMemoSections(cells: MemoCell[], marked: number, grid: Grid): MemoSections {
   const fineSlot = sharedArray(Int32Array, marked).fill(FIRST_LIST);
-  const inside = new Uint8Array(marked);
+  // Sized like fineSlot, which sharedArray pads to one element when no fine cell is marked.
+  const inside = new Uint8Array(fineSlot.length);
   const overlaps = new Overlaps();
   const radii = fineCellRadii();
   // Fine cells are widest at the equator; boxes use that bound, and the exact row radius filters.
-  const widest = radii[GRID_ROWS / 2] ?? 0;
+  const widest = radii[GRID_ROWS / 2] ?? outOfRange(radii, GRID_ROWS / 2, "radii");
   for (const cell of cells) {
     // Cells near a pole span thousands of columns; queries there ask h3-js instead (see isPolarRow).
     if (Math.abs(cell.latitude) > POLAR_CELL_LATITUDE) continue;
@@ -102,7 +105,7 @@ export function buildMemoSections(cells: MemoCell[], marked: number, grid: Grid)
       box.firstColumn,
       box.lastColumn,
       (rank, row, column, block) => {
-        const radius = radii[row] ?? Number.POSITIVE_INFINITY;
+        const radius = radii[row] ?? outOfRange(radii, row, "radii");
         const distance = haversineMeters(
           cell.latitude,
           cell.longitude,
@@ -110,7 +113,13 @@ export function buildMemoSections(cells: MemoCell[], marked: number, grid: Grid)
           fineCentre(column, 180),
         );
         if (distance > cell.reachM + radius) return;
-        const slot = findSlot(grid.slotCell, grid.shardSlots, grid.blockShard[block] ?? 0, low, high);
+        const slot = findSlot(
+          grid.slotCell,
+          grid.shardSlots,
+          grid.blockShard[block] ?? outOfRange(grid.blockShard, block, "blockShard"),
+          low,
+          high,
+        );
         // Not in this block's shard: the cell does not reach the block, so it cannot hold the fine cell.
         if (slot < 0) return;
         if (distance + radius <= cell.innerM) {
@@ -133,28 +142,31 @@ export function buildMemoSections(cells: MemoCell[], marked: number, grid: Grid)
 function listOverlaps(fineSlot: Int32Array, inside: Uint8Array, overlaps: Overlaps): Int32Array {
   const starts = new Uint32Array(fineSlot.length + 1);
   for (let i = 0; i < overlaps.length; i++) {
-    const rank = overlaps.ranks[i] ?? 0;
-    starts[rank + 1] = (starts[rank + 1] ?? 0) + 1;
+    const rank = overlaps.ranks[i] ?? outOfRange(overlaps.ranks, i, "ranks");
+    starts[rank + 1] = (starts[rank + 1] ?? outOfRange(starts, rank + 1, "starts")) + 1;
   }
   for (let rank = 0; rank < fineSlot.length; rank++)
-    starts[rank + 1] = (starts[rank + 1] ?? 0) + (starts[rank] ?? 0);
+    starts[rank + 1] =
+      (starts[rank + 1] ?? outOfRange(starts, rank + 1, "starts")) +
+      (starts[rank] ?? outOfRange(starts, rank, "starts"));
   const grouped = new Int32Array(overlaps.length);
   const fill = starts.slice(0, fineSlot.length);
   for (let i = 0; i < overlaps.length; i++) {
-    const rank = overlaps.ranks[i] ?? 0;
-    grouped[fill[rank] ?? 0] = overlaps.slots[i] ?? 0;
-    fill[rank] = (fill[rank] ?? 0) + 1;
+    const rank = overlaps.ranks[i] ?? outOfRange(overlaps.ranks, i, "ranks");
+    grouped[fill[rank] ?? outOfRange(fill, rank, "fill")] =
+      overlaps.slots[i] ?? outOfRange(overlaps.slots, i, "slots");
+    fill[rank] = (fill[rank] ?? outOfRange(fill, rank, "fill")) + 1;
   }
   // Offset 0 holds the empty list, for fine cells no indexed cell reaches.
   const lists: number[] = [0];
   const known = new Map<string, number>([["", 0]]);
   for (let rank = 0; rank < fineSlot.length; rank++) {
-    const first = starts[rank] ?? 0;
-    const end = starts[rank + 1] ?? 0;
+    const first = starts[rank] ?? outOfRange(starts, rank, "starts");
+    const end = starts[rank + 1] ?? outOfRange(starts, rank + 1, "starts");
     // Cells wholly inside one H3 cell have their slot; cells no indexed cell reaches keep the empty list.
-    if (inside[rank] === 1 || first === end) continue;
+    if ((inside[rank] ?? outOfRange(inside, rank, "inside")) === 1 || first === end) continue;
     const slots: number[] = [];
-    for (let i = first; i < end; i++) slots.push(grouped[i] ?? 0);
+    for (let i = first; i < end; i++) slots.push(grouped[i] ?? outOfRange(grouped, i, "grouped"));
     slots.sort((x, y) => x - y);
     const key = slots.join(",");
     let offset = known.get(key);

@@ -1,5 +1,6 @@
 import { cellToBoundary, cellToLatLng, gridDisk, latLngToCell } from "h3-js";
 import { EARTH_RADIUS_M, haversineMeters } from "./geo.ts";
+import { outOfRange } from "./outOfRange.ts";
 
 /**
  * H3 resolution of the index: cells of about 5 km² (1.2 km edge). Coarser cells make each cell's venue
@@ -54,12 +55,17 @@ export function findSlot(
   low: number,
   high: number,
 ): number {
-  const first = shardSlots[shard * 2] ?? 0;
-  const mask = shardSlots[shard * 2 + 1] ?? 0;
+  const first = shardSlots[shard * 2] ?? outOfRange(shardSlots, shard * 2, "shardSlots");
+  const mask = shardSlots[shard * 2 + 1] ?? outOfRange(shardSlots, shard * 2 + 1, "shardSlots");
   for (let slot = cellHash(low, high) & mask; ; slot = (slot + 1) & mask) {
-    const slotHigh = slotCell[(first + slot) * 2 + 1] ?? 0;
+    const slotHigh =
+      slotCell[(first + slot) * 2 + 1] ?? outOfRange(slotCell, (first + slot) * 2 + 1, "slotCell");
     if (slotHigh === 0) return -1;
-    if (slotHigh === high && slotCell[(first + slot) * 2] === low) return first + slot;
+    if (
+      slotHigh === high &&
+      (slotCell[(first + slot) * 2] ?? outOfRange(slotCell, (first + slot) * 2, "slotCell")) === low
+    )
+      return first + slot;
   }
 }
 

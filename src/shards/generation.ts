@@ -2,6 +2,7 @@ import { itemPlace } from "../confidence/confidence.ts";
 import { MatchEngineError, type WorkerFault } from "./faults.ts";
 import { type IndexBuffers, VENUE_LATITUDE, VENUE_LONGITUDE, VENUE_RADIUS, VENUE_STRIDE } from "./layout.ts";
 import type { MatchQuery, MatchSettings, PlacedCandidate } from "./matcher.ts";
+import { outOfRange } from "./outOfRange.ts";
 import { MatchPool, type PoolOptions } from "./pool.ts";
 import { IndexReader } from "./search.ts";
 
@@ -70,27 +71,35 @@ export class Generation {
     const afterMs = this.settings.afterMinutes * 60_000;
     const answers: (PlacedCandidate | null)[] = new Array(rows.length / 2);
     for (let i = 0; i < answers.length; i++) {
-      const row = rows[i * 2] ?? -1;
+      const row = rows[i * 2] ?? outOfRange(rows, i * 2, "rows");
       const query = queries[i];
       if (row < 0 || query === undefined) {
         answers[i] = null;
         continue;
       }
-      const slot = rows[i * 2 + 1] ?? 0;
+      const slot = rows[i * 2 + 1] ?? outOfRange(rows, i * 2 + 1, "rows");
       const record = slot * VENUE_STRIDE;
       const venue = {
-        latitude: venueRecord[record + VENUE_LATITUDE] ?? 0,
-        longitude: venueRecord[record + VENUE_LONGITUDE] ?? 0,
-        radiusM: venueRecord[record + VENUE_RADIUS] ?? 0,
+        latitude:
+          venueRecord[record + VENUE_LATITUDE] ??
+          outOfRange(venueRecord, record + VENUE_LATITUDE, "venueRecord"),
+        longitude:
+          venueRecord[record + VENUE_LONGITUDE] ??
+          outOfRange(venueRecord, record + VENUE_LONGITUDE, "venueRecord"),
+        radiusM:
+          venueRecord[record + VENUE_RADIUS] ?? outOfRange(venueRecord, record + VENUE_RADIUS, "venueRecord"),
       };
       const event = {
-        startsAtMs: (eventWindow[row * 2] ?? 0) + beforeMs,
-        endsAtMs: (eventWindow[row * 2 + 1] ?? 0) - afterMs,
+        startsAtMs: (eventWindow[row * 2] ?? outOfRange(eventWindow, row * 2, "eventWindow")) + beforeMs,
+        endsAtMs: (eventWindow[row * 2 + 1] ?? outOfRange(eventWindow, row * 2 + 1, "eventWindow")) - afterMs,
       };
       answers[i] = {
-        eventId: eventId[row] ?? 0,
-        venueId: venueId[slot] ?? 0,
-        licensed: ((eventLicensed[row >>> 5] ?? 0) & (1 << (row & 31))) !== 0,
+        eventId: eventId[row] ?? outOfRange(eventId, row, "eventId"),
+        venueId: venueId[slot] ?? outOfRange(venueId, slot, "venueId"),
+        licensed:
+          ((eventLicensed[row >>> 5] ?? outOfRange(eventLicensed, row >>> 5, "eventLicensed")) &
+            (1 << (row & 31))) !==
+          0,
         place: itemPlace(query, venue, event, this.settings),
         venue,
       };

@@ -1,4 +1,5 @@
 import { EARTH_RADIUS_M, haversineMeters } from "./geo.ts";
+import { outOfRange } from "./outOfRange.ts";
 
 /**
  * A fixed latitude/longitude grid that answers "can any venue reach this point at all?" without H3,
@@ -130,12 +131,12 @@ export function packFineWords(masks: Uint32Array[], into: Uint32Array): number {
   let marked = 0;
   masks.forEach((mask, block) => {
     for (let pair = 0; pair < WORDS_PER_BLOCK / 2; pair++) {
-      const at = (block * (WORDS_PER_BLOCK / 2) + pair) * PAIR_STRIDE;
-      const low = mask[pair * 2] ?? 0;
-      const high = mask[pair * 2 + 1] ?? 0;
-      into[at] = low;
-      into[at + 1] = high;
-      into[at + 2] = marked;
+      const place = (block * (WORDS_PER_BLOCK / 2) + pair) * PAIR_STRIDE;
+      const low = mask[pair * 2] ?? outOfRange(mask, pair * 2, "mask");
+      const high = mask[pair * 2 + 1] ?? outOfRange(mask, pair * 2 + 1, "mask");
+      into[place] = low;
+      into[place + 1] = high;
+      into[place + 2] = marked;
       marked += popcount(low) + popcount(high);
     }
   });
@@ -146,11 +147,15 @@ export function packFineWords(masks: Uint32Array[], into: Uint32Array): number {
 export function fineRank(fineWords: Uint32Array, block: number, row: number, column: number): number {
   const bit = bitOf(row, column);
   const word = bit >>> 5;
-  const at = (block * (WORDS_PER_BLOCK / 2) + (word >>> 1)) * PAIR_STRIDE;
-  const bits = fineWords[at + (word & 1)] ?? 0;
+  const place = (block * (WORDS_PER_BLOCK / 2) + (word >>> 1)) * PAIR_STRIDE;
+  const bits = fineWords[place + (word & 1)] ?? outOfRange(fineWords, place + (word & 1), "fineWords");
   const below = bits & ((1 << (bit & 31)) - 1);
   if ((bits & (1 << (bit & 31))) === 0) return -1;
-  return (fineWords[at + 2] ?? 0) + popcount(below) + ((word & 1) === 1 ? popcount(fineWords[at] ?? 0) : 0);
+  return (
+    (fineWords[place + 2] ?? outOfRange(fineWords, place + 2, "fineWords")) +
+    popcount(below) +
+    ((word & 1) === 1 ? popcount(fineWords[place] ?? outOfRange(fineWords, place, "fineWords")) : 0)
+  );
 }
 
 /**

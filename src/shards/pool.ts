@@ -2,6 +2,7 @@ import { Piscina } from "piscina";
 import { faultControl, MatchEngineError, requestFault, type WorkerFault } from "./faults.ts";
 import type { IndexBuffers } from "./layout.ts";
 import type { MatchQuery } from "./matcher.ts";
+import { outOfRange } from "./outOfRange.ts";
 import { type IndexReader, UNREACHABLE } from "./search.ts";
 import type { MatchTask, WorkerData } from "./worker.ts";
 
@@ -112,24 +113,26 @@ export class MatchPool {
       const shard = this.reader.route(query.latitude, query.longitude);
       shardOf[i] = shard;
       if (shard === UNREACHABLE) continue;
-      shardNext[shard + 1] = (shardNext[shard + 1] ?? 0) + 1;
+      shardNext[shard + 1] = (shardNext[shard + 1] ?? outOfRange(shardNext, shard + 1, "shardNext")) + 1;
       reachable++;
     }
     if (reachable === 0) return null;
     for (let shard = 1; shard < shardNext.length; shard++)
-      shardNext[shard] = (shardNext[shard] ?? 0) + (shardNext[shard - 1] ?? 0);
+      shardNext[shard] =
+        (shardNext[shard] ?? outOfRange(shardNext, shard, "shardNext")) +
+        (shardNext[shard - 1] ?? outOfRange(shardNext, shard - 1, "shardNext"));
     const captures = new Float64Array(reachable * 3);
     const positions = new Int32Array(reachable);
     for (let i = 0; i < queries.length; i++) {
-      const shard = shardOf[i] ?? UNREACHABLE;
+      const shard = shardOf[i] ?? outOfRange(shardOf, i, "shardOf");
       if (shard === UNREACHABLE) continue;
       const query = queries[i] as MatchQuery;
-      const at = shardNext[shard] ?? 0;
-      shardNext[shard] = at + 1;
-      captures[at * 3] = query.latitude;
-      captures[at * 3 + 1] = query.longitude;
-      captures[at * 3 + 2] = query.takenAtMs;
-      positions[at] = i;
+      const place = shardNext[shard] ?? outOfRange(shardNext, shard, "shardNext");
+      shardNext[shard] = place + 1;
+      captures[place * 3] = query.latitude;
+      captures[place * 3 + 1] = query.longitude;
+      captures[place * 3 + 2] = query.takenAtMs;
+      positions[place] = i;
     }
     request.remaining = reachable;
     return { request, captures, positions, taken: 0 };
@@ -193,19 +196,21 @@ export class MatchPool {
       }
       return;
     }
-    let at = 0;
+    let offset = 0;
     for (const { segment, first, count } of parts) {
       const { request, positions } = segment;
       if (!request.failed) {
         for (let i = 0; i < count; i++) {
-          const position = positions[first + i] ?? 0;
-          request.out[position * 2] = result[(at + i) * 2] ?? -1;
-          request.out[position * 2 + 1] = result[(at + i) * 2 + 1] ?? -1;
+          const position = positions[first + i] ?? outOfRange(positions, first + i, "positions");
+          request.out[position * 2] =
+            result[(offset + i) * 2] ?? outOfRange(result, (offset + i) * 2, "result");
+          request.out[position * 2 + 1] =
+            result[(offset + i) * 2 + 1] ?? outOfRange(result, (offset + i) * 2 + 1, "result");
         }
         request.remaining -= count;
         if (request.remaining === 0) request.resolve(request.out);
       }
-      at += count;
+      offset += count;
     }
   }
 
@@ -223,10 +228,10 @@ function packTask(parts: readonly Part[]): MatchTask {
   let count = 0;
   for (const part of parts) count += part.count;
   const captures = new Float64Array(count * 3);
-  let at = 0;
+  let offset = 0;
   for (const { segment, first, count: n } of parts) {
-    captures.set(segment.captures.subarray(first * 3, (first + n) * 3), at * 3);
-    at += n;
+    captures.set(segment.captures.subarray(first * 3, (first + n) * 3), offset * 3);
+    offset += n;
   }
   return { captures, count };
 }

@@ -17,6 +17,7 @@ import {
   VENUE_Z,
   viewIndex,
 } from "./layout.ts";
+import { outOfRange } from "./outOfRange.ts";
 
 const RAD = Math.PI / 180;
 
@@ -42,12 +43,14 @@ export class IndexReader {
 
   /** The shard that answers for a point, or UNREACHABLE when the grid shows no venue reaches it. */
   route(latitude: number, longitude: number): number {
+    const { blockSlot, blockShard, fineWords } = this.arrays;
     const row = gridRow(latitude);
     const column = gridColumn(longitude);
-    const block = this.arrays.blockSlot[blockOf(row, column)] ?? -1;
+    const cell = blockOf(row, column);
+    const block = blockSlot[cell] ?? outOfRange(blockSlot, cell, "blockSlot");
     if (block < 0) return UNREACHABLE;
-    if (fineRank(this.arrays.fineWords, block, row, column) < 0) return UNREACHABLE;
-    return this.arrays.blockShard[block] ?? UNREACHABLE;
+    if (fineRank(fineWords, block, row, column) < 0) return UNREACHABLE;
+    return blockShard[block] ?? outOfRange(blockShard, block, "blockShard");
   }
 
   /**
@@ -59,11 +62,12 @@ export class IndexReader {
     const a = this.arrays;
     const row = gridRow(latitude);
     const column = gridColumn(longitude);
-    const block = a.blockSlot[blockOf(row, column)] ?? -1;
+    const cell = blockOf(row, column);
+    const block = a.blockSlot[cell] ?? outOfRange(a.blockSlot, cell, "blockSlot");
     if (block < 0) return -1;
     const rank = fineRank(a.fineWords, block, row, column);
     if (rank < 0) return -1;
-    const known = isPolarRow(row) ? ASK_H3 : (a.fineSlot[rank] ?? ASK_H3);
+    const known = isPolarRow(row) ? ASK_H3 : (a.fineSlot[rank] ?? outOfRange(a.fineSlot, rank, "fineSlot"));
     const cosLat = Math.cos(latitude * RAD);
     const found = this.found;
     found.row = -1;
@@ -74,13 +78,24 @@ export class IndexReader {
       this.scan(known, latitude, longitude, takenAtMs);
     } else if (known === ASK_H3) {
       const { low, high } = cellKey(queryCell(latitude, longitude));
-      const slot = findSlot(a.slotCell, a.shardSlots, a.blockShard[block] ?? 0, low, high);
+      const slot = findSlot(
+        a.slotCell,
+        a.shardSlots,
+        a.blockShard[block] ?? outOfRange(a.blockShard, block, "blockShard"),
+        low,
+        high,
+      );
       if (slot >= 0) this.scan(slot, latitude, longitude, takenAtMs);
     } else {
       const offset = FIRST_LIST - known;
-      const count = a.slotLists[offset] ?? 0;
+      const count = a.slotLists[offset] ?? outOfRange(a.slotLists, offset, "slotLists");
       for (let i = 1; i <= count; i++)
-        this.scan(a.slotLists[offset + i] ?? 0, latitude, longitude, takenAtMs);
+        this.scan(
+          a.slotLists[offset + i] ?? outOfRange(a.slotLists, offset + i, "slotLists"),
+          latitude,
+          longitude,
+          takenAtMs,
+        );
     }
     return found.row;
   }
@@ -92,31 +107,36 @@ export class IndexReader {
   private scan(slot: number, latitude: number, longitude: number, takenAtMs: number): void {
     const { slotVenues, cellVenues, venueRecord, venueEvents, eventWindow, eventId } = this.arrays;
     const found = this.found;
-    const runFirst = slotVenues[slot * 2] ?? 0;
-    const runEnd = runFirst + (slotVenues[slot * 2 + 1] ?? 0);
+    const runFirst = slotVenues[slot * 2] ?? outOfRange(slotVenues, slot * 2, "slotVenues");
+    const runEnd =
+      runFirst + (slotVenues[slot * 2 + 1] ?? outOfRange(slotVenues, slot * 2 + 1, "slotVenues"));
     for (let r = runFirst; r < runEnd; r++) {
-      const v = cellVenues[r] ?? 0;
-      const at = v * VENUE_STRIDE;
-      const dx = found.x - (venueRecord[at + VENUE_X] ?? 0);
-      const dy = found.y - (venueRecord[at + VENUE_Y] ?? 0);
-      const dz = found.z - (venueRecord[at + VENUE_Z] ?? 0);
-      if (dx * dx + dy * dy + dz * dz > (venueRecord[at + VENUE_CHORD2] ?? 0)) continue;
+      const v = cellVenues[r] ?? outOfRange(cellVenues, r, "cellVenues");
+      const record = v * VENUE_STRIDE;
+      // One check for the whole record (v is an integer): its fields are read unchecked below.
+      if (!(v >= 0 && record + VENUE_STRIDE <= venueRecord.length))
+        outOfRange(venueRecord, record, "venueRecord");
+      const dx = found.x - (venueRecord[record + VENUE_X] as number);
+      const dy = found.y - (venueRecord[record + VENUE_Y] as number);
+      const dz = found.z - (venueRecord[record + VENUE_Z] as number);
+      if (dx * dx + dy * dy + dz * dz > (venueRecord[record + VENUE_CHORD2] as number)) continue;
       const distance = haversineMeters(
         latitude,
         longitude,
-        venueRecord[at + VENUE_LATITUDE] ?? 0,
-        venueRecord[at + VENUE_LONGITUDE] ?? 0,
+        venueRecord[record + VENUE_LATITUDE] as number,
+        venueRecord[record + VENUE_LONGITUDE] as number,
       );
-      const radius = venueRecord[at + VENUE_RADIUS] ?? 0;
+      const radius = venueRecord[record + VENUE_RADIUS] as number;
       if (distance > radius) continue;
       const reach = distance / radius;
-      const first = venueEvents[v] ?? 0;
-      const oldestFrom = takenAtMs - (venueRecord[at + VENUE_SPAN] ?? 0);
+      const oldestFrom = takenAtMs - (venueRecord[record + VENUE_SPAN] as number);
+      const first = venueEvents[v] ?? outOfRange(venueEvents, v, "venueEvents");
+      const stop = venueEvents[v + 1] ?? outOfRange(venueEvents, v + 1, "venueEvents");
       // Rows before openedBy(...) open by takenAtMs; walk back while a window could still be open.
-      for (let e = this.openedBy(first, venueEvents[v + 1] ?? 0, takenAtMs) - 1; e >= first; e--) {
-        const from = eventWindow[e * 2] ?? 0;
+      for (let e = this.openedBy(first, stop, takenAtMs) - 1; e >= first; e--) {
+        const from = eventWindow[e * 2] ?? outOfRange(eventWindow, e * 2, "eventWindow");
         if (from < oldestFrom) break;
-        const to = eventWindow[e * 2 + 1] ?? 0;
+        const to = eventWindow[e * 2 + 1] ?? outOfRange(eventWindow, e * 2 + 1, "eventWindow");
         if (takenAtMs > to) continue;
         const start = from + this.beforeMs;
         const end = to - this.afterMs;
@@ -130,7 +150,7 @@ export class IndexReader {
           gap = takenAtMs - end;
           score = reach + gap / this.afterMs;
         }
-        const id = eventId[e] ?? 0;
+        const id = eventId[e] ?? outOfRange(eventId, e, "eventId");
         if (
           found.row < 0 ||
           score < found.score ||
@@ -161,13 +181,15 @@ export class IndexReader {
     let high = Math.ceil(end / SAMPLE_EVERY);
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if ((eventSample[middle] ?? 0) <= instant) low = middle + 1;
+      if ((eventSample[middle] ?? outOfRange(eventSample, middle, "eventSample")) <= instant)
+        low = middle + 1;
       else high = middle;
     }
     // Rows before sample `low` (if it is in the run) may open by `instant`; rows from it on do not.
     let row = Math.max(first, (low - 1) * SAMPLE_EVERY);
     const stop = Math.min(end, low * SAMPLE_EVERY);
-    while (row < stop && (eventWindow[row * 2] ?? 0) <= instant) row++;
+    while (row < stop && (eventWindow[row * 2] ?? outOfRange(eventWindow, row * 2, "eventWindow")) <= instant)
+      row++;
     return row;
   }
 
@@ -177,7 +199,11 @@ export class IndexReader {
    */
   matchPacked(captures: Float64Array, count: number, out: Int32Array): void {
     for (let i = 0; i < count; i++) {
-      const row = this.best(captures[i * 3] ?? 0, captures[i * 3 + 1] ?? 0, captures[i * 3 + 2] ?? 0);
+      const row = this.best(
+        captures[i * 3] ?? outOfRange(captures, i * 3, "captures"),
+        captures[i * 3 + 1] ?? outOfRange(captures, i * 3 + 1, "captures"),
+        captures[i * 3 + 2] ?? outOfRange(captures, i * 3 + 2, "captures"),
+      );
       out[i * 2] = row;
       out[i * 2 + 1] = row < 0 ? -1 : this.found.venue;
     }
