@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
-import { buildCellSections, type CellSections } from "./build-cells.ts";
-import { type EventSections, layoutEvents, planVenues, type VenueSections } from "./build-events.ts";
+import { buildCellSections, type CellSections } from "./buildCells.ts";
+import { type EventSections, layoutEvents, planVenues, type VenueSections } from "./buildEvents.ts";
 import { type CatalogColumns, columnBuffers } from "./columns.ts";
 import { bufferOf, type IndexBuffers } from "./layout.ts";
 import type { MatchSettings } from "./matcher.ts";
@@ -67,7 +67,7 @@ export type BuildMessage =
   | { kind: "events"; sections: EventSections }
   | { kind: "cells"; sections: CellSections };
 
-const threadUrl = new URL("./build-thread.ts", import.meta.url);
+const threadUrl = new URL("./buildThread.ts", import.meta.url);
 
 /**
  * Builds on threads of their own, so a rebuild never stalls the server's requests. The columns are

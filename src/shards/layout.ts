@@ -26,7 +26,7 @@
  * | fineWords        | Uint32  | 3072B   | 12kB  | per 64 fine cells of a block: (bits, bits, marked cells       |
  * |                  |         |         |       | before): 1 where some venue can reach; 256 × 256 cells a block |
  * | fineSlot         | Int32   | M       | 4M    | per marked fine cell: the hash slot of the one H3 cell that   |
- * |                  |         |         |       | holds it, or a list in slotLists (see build-memo.ts)          |
+ * |                  |         |         |       | holds it, or a list in slotLists (see buildMemo.ts)           |
  * | slotLists        | Int32   | L       | 4L    | distinct lists (count, slots…) of H3 cells a fine cell spans  |
  *
  * A venue record holds, in this order: unit vector x, y, z and the squared chord the venue reaches

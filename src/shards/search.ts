@@ -1,4 +1,4 @@
-import { ASK_H3, FIRST_LIST } from "./build-memo.ts";
+import { ASK_H3, FIRST_LIST } from "./buildMemo.ts";
 import { cellKey, findSlot, queryCell } from "./cells.ts";
 import { haversineMeters } from "./geo.ts";
 import { blockOf, fineRank, gridColumn, gridRow, isPolarRow } from "./grid.ts";
@@ -56,7 +56,7 @@ export class IndexReader {
   /**
    * The best event row for a capture, or -1; its venue row is then in `found.venue`, so no per-event
    * venue column is needed. The grid picks the H3 index's venue lists that can hold the answer (see
-   * build-memo.ts); only near the poles does h3-js decide.
+   * buildMemo.ts); only near the poles does h3-js decide.
    */
   private best(latitude: number, longitude: number, takenAtMs: number): number {
     const a = this.arrays;

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { BuildJob, BuildMessage } from "./build.ts";
-import { buildCellSections } from "./build-cells.ts";
-import { layoutEvents, planVenues } from "./build-events.ts";
+import { buildCellSections } from "./buildCells.ts";
+import { layoutEvents, planVenues } from "./buildEvents.ts";
 
 /** One half of a background build (see buildInBackground). */
 function post(message: BuildMessage): void {

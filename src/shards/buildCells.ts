@@ -1,4 +1,4 @@
-import { buildMemoSections, type MemoCell, type MemoSections } from "./build-memo.ts";
+import { buildMemoSections, type MemoCell, type MemoSections } from "./buildMemo.ts";
 import { CellAtlas, cellHash, cellKey } from "./cells.ts";
 import { haversineMeters } from "./geo.ts";
 import {
