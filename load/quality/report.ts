@@ -4,7 +4,7 @@ import { compile, type TopLevelSpec } from "vega-lite";
 import type { GroupResult, RuleResult } from "./evaluate.ts";
 import { atThreshold, thin } from "./metrics.ts";
 
-/** The quality benchmark's Markdown tables (for docs/performance.md) and its precision-recall chart. */
+/** The quality benchmark's Markdown tables (for docs/performance.md §11) and its precision-recall chart. */
 
 const fixed = (n: number | null, digits = 3) => (n === null ? "n/a" : n.toFixed(digits));
 

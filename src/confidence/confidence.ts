@@ -59,7 +59,7 @@ export const CONFIDENCE: ConfidenceParameters = {
 /**
  * The min_confidence the API reference suggests for a history of events the user attended: on the
  * quality benchmark it keeps about 95% of real attendances while leaving out most events a user only
- * lived, worked or walked near (docs/performance.md, Match quality).
+ * lived, worked or walked near (docs/performance.md §11).
  */
 export const SUGGESTED_MIN_CONFIDENCE = 0.6;
 

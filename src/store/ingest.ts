@@ -1,8 +1,8 @@
 import { type SQL, sql } from "drizzle-orm";
-import { PgDialect } from "drizzle-orm/pg-core";
 import { confidenceCtes, confidenceValue } from "./confidenceSql.ts";
 import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
 import { type AttendedRow, attendedEventsQuery, mediaListAggregate } from "./eventDetails.ts";
+import { inOneRoundTrip, sqlStateOf } from "./roundTrip.ts";
 
 /** A media item that matched a licensed event: the only kind of item the service keeps (docs/api.md §4). */
 export type KeptMedia = {
@@ -210,18 +210,6 @@ function syncMarkStatement({ userId, partnerId, acceptedIds }: BatchWrite): SQL 
 /** What `mark_batch_sync` raises when the partner has no such user. */
 const NO_SUCH_USER = "P0002";
 
-/** The SQLSTATE of a database error, whether the driver threw it or Drizzle wrapped it. */
-function sqlStateOf(error: unknown): string | undefined {
-  for (let cause = error; typeof cause === "object" && cause !== null; ) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-    cause = (cause as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-const dialect = new PgDialect();
-
 /**
  * The batch statement runs on a cached generic plan, built once per connection and kept until the next
  * ANALYZE of what it reads, so its plan must not depend on the size `media` had then. Built while `media`
@@ -237,43 +225,6 @@ const dialect = new PgDialect();
  * (measured 3.5 instead of 1.1 ms for 200 inserted rows).
  */
 const indexPathsOnly = sql`set local enable_seqscan = off`;
-
-/**
- * Runs `statements` in order as one transaction and returns each one's rows. On PostgreSQL the whole
- * transaction (BEGIN, the statements, COMMIT) goes out in one write on a reserved connection and comes
- * back in one round trip: the server runs the messages in order, each statement with a fresh snapshot.
- * If one fails, the later ones fail with "transaction is aborted", COMMIT rolls back, and the first error
- * is thrown; nothing is stored. A transaction callback would cost a round trip each for BEGIN and COMMIT.
- */
-async function inOneRoundTrip(store: Store, statements: readonly SQL[]): Promise<unknown[][]> {
-  if (store.client === null) {
-    return store.db.transaction(async (tx) => {
-      const results: unknown[][] = [];
-      for (const statement of statements) results.push(await store.rows(statement, tx));
-      return results;
-    });
-  }
-  const connection = await store.client.reserve();
-  try {
-    const sent = statements.map((statement) => {
-      const query = dialect.sqlToQuery(statement);
-      return connection.unsafe(query.sql, query.params as never[], { prepare: true });
-    });
-    const settled = await Promise.allSettled([
-      connection.unsafe("begin"),
-      ...sent,
-      connection.unsafe("commit"),
-    ]);
-    const results: unknown[][] = [];
-    for (const outcome of settled) {
-      if (outcome.status === "rejected") throw outcome.reason;
-      results.push([...outcome.value]);
-    }
-    return results.slice(1, -1);
-  } finally {
-    connection.release();
-  }
-}
 
 /** What a committed batch leaves: the user's sync mark and what the user now keeps at the answer's events. */
 export type WrittenBatch = { lastSyncAt: Date; events: AttendedRow[] };

@@ -1,0 +1,52 @@
+import type { SQL } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
+import type { Store } from "./db.ts";
+
+const dialect = new PgDialect();
+
+/** The SQLSTATE of a database error, whether the driver threw it or Drizzle wrapped it. */
+export function sqlStateOf(error: unknown): string | undefined {
+  for (let cause = error; typeof cause === "object" && cause !== null; ) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * Runs `statements` in order as one transaction and returns each one's rows. On PostgreSQL the whole
+ * transaction (BEGIN, the statements, COMMIT) goes out in one write on a reserved connection and comes
+ * back in one round trip: the server runs the messages in order, each statement with a fresh snapshot.
+ * If one fails, the later ones fail with "transaction is aborted", COMMIT rolls back, and the first error
+ * is thrown; nothing is stored. A transaction callback would cost a round trip each for BEGIN and COMMIT.
+ */
+export async function inOneRoundTrip(store: Store, statements: readonly SQL[]): Promise<unknown[][]> {
+  if (store.client === null) {
+    return store.db.transaction(async (tx) => {
+      const results: unknown[][] = [];
+      for (const statement of statements) results.push(await store.rows(statement, tx));
+      return results;
+    });
+  }
+  const connection = await store.client.reserve();
+  try {
+    const sent = statements.map((statement) => {
+      const query = dialect.sqlToQuery(statement);
+      return connection.unsafe(query.sql, query.params as never[], { prepare: true });
+    });
+    const settled = await Promise.allSettled([
+      connection.unsafe("begin"),
+      ...sent,
+      connection.unsafe("commit"),
+    ]);
+    const results: unknown[][] = [];
+    for (const outcome of settled) {
+      if (outcome.status === "rejected") throw outcome.reason;
+      results.push([...outcome.value]);
+    }
+    return results.slice(1, -1);
+  } finally {
+    connection.release();
+  }
+}
