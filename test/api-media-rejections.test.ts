@@ -75,7 +75,9 @@ describe("per-item rejections", () => {
       { id: "dup", reason: "missing_taken_at" },
     ]);
     expect(response.body.accepted).toBe(1);
-    expect(response.body.matches).toEqual([{ media_id: "dup", matched: true, event_id: 100, venue_id: 1 }]);
+    expect(response.body.matches).toEqual([
+      { media_id: "dup", matched: true, event_id: 100, venue_id: 1, confidence: 0.67 },
+    ]);
     expect((await fixture.keptRows(userId)).map((r) => r.event_id)).toEqual([100]);
   });
 

@@ -17,6 +17,7 @@ const expectedTables = [
   "service_settings",
   "user_event_media",
   "user_events",
+  "user_venue_spots",
   "users",
   "venues",
 ];
