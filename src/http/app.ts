@@ -3,18 +3,18 @@ import { createCatalogFacts } from "../flows/catalogFacts/eventFacts.ts";
 import { type Log, throttled } from "../observability/log.ts";
 import { describeFailure, isConnectionFailure } from "../store/failures.ts";
 import { createAuthenticator } from "./auth.ts";
-import type { AppDeps, ResourceDeps } from "./deps.ts";
 import { ApiError, errorResponse, internalError } from "./errors.ts";
 import { registerFormats } from "./formats.ts";
 import { contextOf, createGate } from "./gate.ts";
 import { openapiDocument } from "./operational.ts";
+import type { AppDeps, ResourceDeps } from "./route.ts";
 import { compileRoutes } from "./routes.ts";
 import { routePolicies, routesPlugin, translatorOf } from "./routeTable.ts";
 import { issuesOf } from "./validation.ts";
 
 export type { Log } from "../observability/log.ts";
 
-export type { AppDeps, ResourceDeps } from "./deps.ts";
+export type { AppDeps, ResourceDeps } from "./route.ts";
 
 /**
  * Turns anything thrown while serving into the error envelope (docs/api.md §11). The framework's own failures

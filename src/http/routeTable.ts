@@ -1,12 +1,11 @@
 import { Elysia } from "elysia";
-import type { ResourceDeps } from "./deps.ts";
 import { erasureRoute } from "./erasure.ts";
 import { historyRoute } from "./events.ts";
 import { hideRoute, unhideRoute } from "./hiding.ts";
 import { mediaBatchRoute } from "./media.ts";
 import { mediaDeletionRoute } from "./mediaDeletion.ts";
 import { healthRoute, pingRoute } from "./operational.ts";
-import type { RouteDefinition } from "./route.ts";
+import type { ResourceDeps, RouteDefinition } from "./route.ts";
 import type { RoutePolicy } from "./routes.ts";
 import { statsRoute } from "./stats.ts";
 import { syncCompleteRoute } from "./sync.ts";

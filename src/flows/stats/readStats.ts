@@ -1,9 +1,9 @@
 import type { Store } from "../../store/db.ts";
 import { userStatsRows } from "../../store/stats.ts";
-import { tallyStats, type UserStats } from "../../store/statsTallies.ts";
 import type { VenuePerformerCache } from "../catalogFacts/venuePerformerCache.ts";
+import { tallyStats, type UserStats } from "./tallies.ts";
 
-export type { UserStats } from "../../store/statsTallies.ts";
+export type { UserStats } from "./tallies.ts";
 
 /**
  * The user's statistics (docs/architecture.md §5), or null when the partner has no such user: the

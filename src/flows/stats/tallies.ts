@@ -1,5 +1,5 @@
-import type { PerformerFacts, VenueDetail } from "./eventDetails.ts";
-import type { StatsRows } from "./stats.ts";
+import type { PerformerFacts, VenueDetail } from "../../store/eventDetails.ts";
+import type { StatsRows } from "../../store/stats.ts";
 
 type EventRef = { id: number; name: string; startsAtLocal: string };
 type PerformerTally = {
