@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { UserStats } from "../../src/flows/stats/tallies.ts";
+import type { UserStats } from "../../src/flows/stats/readStats.ts";
 import type { Store } from "../../src/store/db.ts";
 
 /**
