@@ -1,10 +1,10 @@
 /**
  * The catalog facts of history pages, batch responses and stats come from the server's cache by catalog
- * version (src/http/eventFacts.ts): an import shows on the very next answer, and the cache never serves
+ * version (src/flows/catalogFacts/eventFacts.ts): an import shows on the very next answer, and the cache never serves
  * facts of another version than the one an answer was read at.
  */
 import { describe, expect, test } from "bun:test";
-import { EventFactsCache, type FactsReader } from "../src/http/eventFacts.ts";
+import { EventFactsCache, type FactsReader } from "../src/flows/catalogFacts/eventFacts.ts";
 import { importCatalog } from "../src/store/catalog/import.ts";
 import { memoryLines } from "../src/store/catalog/lines.ts";
 import type { Store } from "../src/store/db.ts";

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
-import { readStats } from "../src/http/stats.ts";
-import { VenuePerformerCache } from "../src/http/venuePerformerCache.ts";
+import { VenuePerformerCache } from "../src/flows/catalogFacts/venuePerformerCache.ts";
+import { compareCodePoints, readStats } from "../src/flows/stats/readStats.ts";
 import { createPartner } from "../src/store/keys.ts";
 import { eventPerformers, events, performers, userEvents, venues } from "../src/store/schema/index.ts";
-import { compareCodePoints } from "../src/store/statsTallies.ts";
 import { newUser } from "./support/batchWrites.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 import { referenceStats } from "./support/statsReference.ts";

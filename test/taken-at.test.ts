@@ -1,7 +1,7 @@
 /** `taken_at` parsing (docs/api.md §4 and §13) against Temporal, the reference it replaced. */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { parseTakenAt, utcText } from "../src/http/mediaItems.ts";
+import { parseTakenAt, utcText } from "../src/flows/ingest/mediaItems.ts";
 
 const SHAPE = /^(\d{4})-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
 

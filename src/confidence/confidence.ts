@@ -1,5 +1,4 @@
 import { EARTH_RADIUS_M, haversineMeters } from "../shards/geo.ts";
-import type { MatchSettings } from "../shards/matcher.ts";
 
 /**
  * Match confidence: how sure the service is that a kept item, or a user's kept items at an event,
@@ -78,6 +77,17 @@ export type EventItem = ItemPlace & { takenAtMs: number; routine: boolean };
 const MINUTE_MS = 60_000;
 
 /**
+ * The matching settings a place is measured with (`MatchSettings` of src/shards/matcher.ts, which
+ * imports `ItemPlace` from here: named by shape so the two modules do not import each other).
+ */
+type PlaceSettings = {
+  radiusM: number;
+  beforeMinutes: number;
+  afterMinutes: number;
+  defaultDurationMinutes: number;
+};
+
+/**
  * Where an item falls against the event it matched, from the stored item and the catalog's facts,
  * with the matching engine's arithmetic (docs/api.md §5): the parts of its best-candidate score.
  */
@@ -85,7 +95,7 @@ export function itemPlace(
   item: { latitude: number; longitude: number; takenAtMs: number },
   venue: { latitude: number; longitude: number; radiusM: number | null },
   event: { startsAtMs: number; endsAtMs: number | null },
-  settings: MatchSettings,
+  settings: PlaceSettings,
 ): ItemPlace {
   const radius = venue.radiusM ?? settings.radiusM;
   const distance = haversineMeters(item.latitude, item.longitude, venue.latitude, venue.longitude);

@@ -1,54 +1,20 @@
 import { Elysia, ValidationError } from "elysia";
-import type { Config } from "../config.ts";
-import type { RateLimits } from "../limits/index.ts";
+import { createCatalogFacts } from "../flows/catalogFacts/eventFacts.ts";
 import { type Log, throttled } from "../observability/log.ts";
-import type { Metrics } from "../observability/metrics.ts";
-import type { Matcher } from "../shards/matcher.ts";
-import type { Store } from "../store/db.ts";
 import { describeFailure, isConnectionFailure } from "../store/failures.ts";
 import { createAuthenticator } from "./auth.ts";
-import { erasureResource } from "./erasure.ts";
 import { ApiError, errorResponse, internalError } from "./errors.ts";
-import { EventFactsCache } from "./eventFacts.ts";
-import { eventsResource } from "./events.ts";
 import { registerFormats } from "./formats.ts";
 import { contextOf, createGate } from "./gate.ts";
-import { hidingResource } from "./hiding.ts";
-import { mediaResource } from "./media.ts";
-import { mediaDeletionResource } from "./mediaDeletion.ts";
-import { mediaValidation } from "./mediaSchema.ts";
-import { operationalResource } from "./operational.ts";
-import { compileRoutes, routePolicies } from "./routes.ts";
-import { statsResource } from "./stats.ts";
-import { syncResource } from "./sync.ts";
-import { userExportResource } from "./userExport.ts";
-import { usersResource, userValidation } from "./users.ts";
-import { invalidRequest, issuesOf, type ValidationTranslator } from "./validation.ts";
-import { VenuePerformerCache } from "./venuePerformerCache.ts";
+import { openapiDocument } from "./operational.ts";
+import type { AppDeps, ResourceDeps } from "./route.ts";
+import { compileRoutes } from "./routes.ts";
+import { routePolicies, routesPlugin, translatorOf } from "./routeTable.ts";
+import { issuesOf } from "./validation.ts";
 
 export type { Log } from "../observability/log.ts";
 
-/** Everything the HTTP layer needs, built by main.ts (or a test) and handed in. */
-export type AppDeps = {
-  config: Config;
-  store: Store;
-  matcher: Matcher;
-  limits: RateLimits;
-  /** Secret that signs history cursors; the same on every instance sharing a database. */
-  cursorSecret: string;
-  log: Log;
-  /** Where the counters go; absent, nothing is counted (tests that do not look at them). */
-  metrics?: Metrics;
-};
-
-/** What the resources are built with: the app's dependencies and what the app keeps for them. */
-export type ResourceDeps = AppDeps & {
-  eventFacts: EventFactsCache;
-  venuesAndPerformers: VenuePerformerCache;
-};
-
-/** Schema failures of a route, keyed `METHOD /v1/path`, when the route's codes are not invalid_request. */
-const validationTranslators: Record<string, ValidationTranslator> = { ...userValidation, ...mediaValidation };
+export type { AppDeps, ResourceDeps } from "./route.ts";
 
 /**
  * Turns anything thrown while serving into the error envelope (docs/api.md §11). The framework's own failures
@@ -57,8 +23,7 @@ const validationTranslators: Record<string, ValidationTranslator> = { ...userVal
 function toApiError(error: unknown, route: string, method: string, logs: FailureLogs): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof ValidationError) {
-    const translate = validationTranslators[`${method} ${route}`] ?? invalidRequest;
-    return translate(issuesOf(error), error.type);
+    return translatorOf(method, route)(issuesOf(error), error.type);
   }
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "NOT_FOUND") return new ApiError("not_found", "No such path.");
@@ -90,18 +55,10 @@ function pathOf(request: Request): string {
 
 export function createApp(deps: AppDeps) {
   registerFormats();
-  // EVENT_CACHE_MB bounds both: half for whole events, half for the venues and performers they and
-  // the stats are built from.
-  const venuesAndPerformers = new VenuePerformerCache(deps.config.eventCacheMb * 2 ** 19);
-  const resources: ResourceDeps = {
-    ...deps,
-    eventFacts: new EventFactsCache(deps.config.eventCacheMb * 2 ** 19, (store, ids) =>
-      venuesAndPerformers.eventFacts(store, ids),
-    ),
-    venuesAndPerformers,
-  };
+  // EVENT_CACHE_MB bounds the caches of catalog facts together.
+  const resources: ResourceDeps = { ...deps, ...createCatalogFacts(deps.config.eventCacheMb * 2 ** 20) };
   deps.metrics?.watchCache("event_facts", () => resources.eventFacts.stats());
-  deps.metrics?.watchCache("venues_performers", () => venuesAndPerformers.stats());
+  deps.metrics?.watchCache("venues_performers", () => resources.venuesAndPerformers.stats());
   const failureLogs: FailureLogs = {
     defect: deps.log,
     database: throttled(deps.log, DATABASE_FAILURE_LOG_EVERY_MS),
@@ -132,16 +89,8 @@ export function createApp(deps: AppDeps) {
     .onError(({ error, route, request }) =>
       errorResponse(toApiError(error, route ?? "", request.method, failureLogs)),
     )
-    .use(operationalResource(deps))
-    .use(usersResource(deps))
-    .use(syncResource(deps))
-    .use(statsResource(resources))
-    .use(hidingResource(deps))
-    .use(mediaResource(resources))
-    .use(mediaDeletionResource(deps))
-    .use(erasureResource(deps))
-    .use(userExportResource(deps))
-    .use(eventsResource(resources));
+    .use(openapiDocument())
+    .use(routesPlugin(resources));
 }
 
 export type App = ReturnType<typeof createApp>;

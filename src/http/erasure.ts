@@ -1,9 +1,9 @@
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { eraseUser } from "../store/erasure.ts";
-import type { AppDeps } from "./app.ts";
 import { errorResponses } from "./errors.ts";
 import { partnerOf } from "./gate.ts";
 import { userNotFound } from "./requireUser.ts";
+import { route } from "./route.ts";
 import { UserPath } from "./userPaths.ts";
 
 const Erased = t.Object({ user_id: t.String({ format: "uuid" }), deleted: t.Literal(true) });
@@ -12,22 +12,24 @@ const Erased = t.Object({ user_id: t.String({ format: "uuid" }), deleted: t.Lite
  * docs/api.md §16: the user and everything stored for them, in one transaction. A second erasure, like
  * every later call with the id, finds no user.
  */
-export function erasureResource({ store }: AppDeps) {
-  return new Elysia({ name: "erasure" }).delete(
-    "/users/:user_id",
+export const erasureRoute = route({
+  method: "DELETE",
+  path: "/users/:user_id",
+  policy: { auth: true, budget: "write" },
+  schema: {
+    params: UserPath,
+    response: { 200: Erased, ...errorResponses(400, 401, 404, 405, 429, 500) },
+    detail: {
+      summary: "Erase the user and everything stored for them; the email and phone number become free",
+      tags: ["users"],
+    },
+  },
+  handle:
+    ({ store }) =>
     async ({ request, params }): Promise<typeof Erased.static> => {
       const { partnerId } = partnerOf(request);
       if (!(await eraseUser(store, partnerId, params.user_id))) throw userNotFound();
       // The id as the user was created with it: PostgreSQL writes a UUID in lowercase.
       return { user_id: params.user_id.toLowerCase(), deleted: true };
     },
-    {
-      params: UserPath,
-      response: { 200: Erased, ...errorResponses(400, 401, 404, 405, 429, 500) },
-      detail: {
-        summary: "Erase the user and everything stored for them; the email and phone number become free",
-        tags: ["users"],
-      },
-    },
-  );
-}
+});

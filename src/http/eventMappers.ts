@@ -1,6 +1,5 @@
 import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
-import type { AttendedEvent, EventFacts, PerformerDetail, VenueDetail } from "../store/eventDetails.ts";
 import { JSON_MEDIA_TYPE } from "./errors.ts";
 
 /**
@@ -35,7 +34,11 @@ export const EventMediaBody = t.Object({
   thumbnail_url: t.Optional(t.String()),
 });
 
-/** An event (docs/api.md §4). `media` is absent when the history was asked for with include_media=false. */
+/**
+ * An event (docs/api.md §4), as `eventText` (src/flows/catalogFacts/eventText.ts) writes it: the cached
+ * facts are kept as rendered text, so only this schema, which the OpenAPI document shows, lives here.
+ * `media` is absent when the history was asked for with include_media=false.
+ */
 export const EventBody = t.Object({
   id: Type.Integer(),
   name: t.String(),
@@ -49,64 +52,6 @@ export const EventBody = t.Object({
   }),
   media: t.Optional(t.Array(EventMediaBody)),
 });
-
-type VenueBody = typeof VenueBody.static;
-type PerformerBody = typeof PerformerBody.static;
-/** An event body before what the user kept there (see `eventText`). */
-type EventFactsBody = Omit<typeof EventBody.static, "media_count" | "confidence" | "media">;
-
-function toVenueBody(venue: VenueDetail): VenueBody {
-  return {
-    id: venue.id,
-    name: venue.name,
-    city: venue.city,
-    region: venue.region,
-    country: venue.country,
-    latitude: venue.latitude,
-    longitude: venue.longitude,
-  };
-}
-
-function toPerformerBody(performer: PerformerDetail): PerformerBody {
-  return {
-    id: performer.id,
-    name: performer.name,
-    category: performer.category,
-    image_url: performer.imageUrl,
-    is_headliner: performer.isHeadliner,
-  };
-}
-
-function toEventFactsBody(event: EventFacts): EventFactsBody {
-  return {
-    id: event.id,
-    name: event.name,
-    starts_at_local: event.startsAtLocal,
-    venue: toVenueBody(event.venue),
-    performers: event.performers.map(toPerformerBody),
-  };
-}
-
-/**
- * An event's facts as JSON text without its closing brace, for `eventText` to finish: the part of an
- * event every user's history shows alike, and what the server caches (src/http/eventFacts.ts).
- */
-export function eventFactsText(facts: EventFacts): string {
-  return JSON.stringify(toEventFactsBody(facts)).slice(0, -1);
-}
-
-/**
- * The event of docs/api.md §4 as JSON text: the facts, the user's `media_count` and `confidence` (stored
- * in hundredths: n / 100 prints as the two-decimal number), then `media` exactly when
- * the attended event carries a list. The list is the wire-format JSON the database keeps (`mediaListJson`
- * in src/store/eventDetails.ts) and goes in as it is: parsing and re-encoding a page's few hundred items
- * was most of the server's time on a history page.
- */
-export function eventText(factsText: string, attended: AttendedEvent): string {
-  const media = attended.mediaJson === null ? "" : `,"media":${attended.mediaJson}`;
-  const confidence = attended.confidence === null ? "null" : String(attended.confidence / 100);
-  return `${factsText},"media_count":${attended.mediaCount},"confidence":${confidence}${media}}`;
-}
 
 /**
  * A 200 body the mappers built field by field from typed rows, handed to the framework as a finished

@@ -1,15 +1,13 @@
 import { Type } from "@sinclair/typebox";
-import { Elysia, t } from "elysia";
-import type { Store } from "../store/db.ts";
-import { historyPage } from "../store/history.ts";
-import type { ResourceDeps } from "./app.ts";
+import { t } from "elysia";
+import { readHistory } from "../flows/history/readHistory.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errorResponses } from "./errors.ts";
-import type { EventFactsCache } from "./eventFacts.ts";
 import { EventBody, finishedJsonWithEvents } from "./eventMappers.ts";
 import { decimalText, integerText } from "./formats.ts";
 import { partnerOf } from "./gate.ts";
 import { userNotFound } from "./requireUser.ts";
+import { route } from "./route.ts";
 import { UserPath } from "./userPaths.ts";
 import { openObject } from "./validation.ts";
 
@@ -38,46 +36,6 @@ const HistoryResponse = t.Object({
 });
 type HistoryResponse = typeof HistoryResponse.static;
 
-type HistoryRequest = {
-  partnerId: string;
-  /** Lowercase, as cursors are bound to it. */
-  userId: string;
-  limit: number;
-  /** The raw cursor, when the partner sent a non-empty one. */
-  cursor: string | null;
-  includeMedia: boolean;
-  /** min_confidence in hundredths; 0 leaves nothing out. */
-  minConfidence: number;
-};
-
-type HistoryOutcome = {
-  /** Each event of the page as JSON text (see `eventText`). */
-  eventTexts: string[];
-  nextCursor: string | null;
-  total: number | null;
-};
-
-/**
- * One page of a user's attended events, newest first; `total` on the first page only. The cursor is
- * judged first (a query rule, docs/api.md §2 step 7), then the page statement looks the user up (step 8).
- */
-export async function readHistory(
-  { store, cursorSecret, eventFacts }: { store: Store; cursorSecret: string; eventFacts: EventFactsCache },
-  request: HistoryRequest,
-): Promise<HistoryOutcome> {
-  const { partnerId, userId } = request;
-  const after = request.cursor === null ? null : decodeCursor(cursorSecret, userId, request.cursor);
-  const page = await historyPage(store, { partnerId, userId }, after, {
-    limit: request.limit,
-    includeMedia: request.includeMedia,
-    minConfidence: request.minConfidence,
-  });
-  if (page === null) throw userNotFound();
-  const nextCursor = page.next === null ? null : encodeCursor(cursorSecret, request.userId, page.next);
-  const eventTexts = await eventFacts.eventTexts(store, page.catalogVersion, page.events);
-  return { eventTexts, nextCursor, total: page.total };
-}
-
 /**
  * The least confidence in hundredths that is not below `share` (0 to 1): stored confidences are whole
  * hundredths, and `0.07 * 100` is 7.000000000000001, which must still let 7 through.
@@ -87,34 +45,44 @@ export function hundredthsAtLeast(share: number): number {
 }
 
 /** The members after `events`, which `finishedJsonWithEvents` writes. */
-function toHistoryMembers(outcome: HistoryOutcome): Omit<HistoryResponse, "events"> {
-  return {
-    next_cursor: outcome.nextCursor,
-    has_more: outcome.nextCursor !== null,
-    total: outcome.total,
-  };
+function historyMembersOf(nextCursor: string | null, total: number | null): Omit<HistoryResponse, "events"> {
+  return { next_cursor: nextCursor, has_more: nextCursor !== null, total };
 }
 
-export function eventsResource(deps: ResourceDeps) {
-  return new Elysia({ name: "events" }).get(
-    "/users/:user_id/events",
+/**
+ * docs/architecture.md §4. The cursor is judged here, before the flow runs (a query rule, docs/api.md §2
+ * step 7), and the flow's page statement looks the user up (step 8).
+ */
+export const historyRoute = route({
+  method: "GET",
+  path: "/users/:user_id/events",
+  policy: { auth: true, budget: "read" },
+  schema: {
+    params: UserPath,
+    query: HistoryQuery,
+    response: { 200: HistoryResponse, ...errorResponses(400, 401, 404, 405, 429, 500) },
+    detail: { summary: "The user's attended events, newest first, paged by cursor", tags: ["events"] },
+  },
+  handle:
+    ({ store, eventFacts, cursorSecret }) =>
     async ({ request, params, query }) => {
-      const outcome = await readHistory(deps, {
-        partnerId: partnerOf(request).partnerId,
-        userId: params.user_id.toLowerCase(),
-        limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
-        cursor: query.cursor === undefined || query.cursor === "" ? null : query.cursor,
-        includeMedia: query.include_media !== "false",
-        minConfidence:
-          query.min_confidence === undefined ? 0 : hundredthsAtLeast(Number(query.min_confidence)),
-      });
-      return finishedJsonWithEvents({}, outcome.eventTexts, toHistoryMembers(outcome));
+      // Lowercase, as cursors are bound to it.
+      const userId = params.user_id.toLowerCase();
+      const cursor = query.cursor === undefined || query.cursor === "" ? null : query.cursor;
+      const page = await readHistory(
+        { store, eventFacts },
+        {
+          partnerId: partnerOf(request).partnerId,
+          userId,
+          after: cursor === null ? null : decodeCursor(cursorSecret, userId, cursor),
+          limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
+          includeMedia: query.include_media !== "false",
+          minConfidence:
+            query.min_confidence === undefined ? 0 : hundredthsAtLeast(Number(query.min_confidence)),
+        },
+      );
+      if (page === null) throw userNotFound();
+      const nextCursor = page.next === null ? null : encodeCursor(cursorSecret, userId, page.next);
+      return finishedJsonWithEvents({}, page.eventTexts, historyMembersOf(nextCursor, page.total));
     },
-    {
-      params: UserPath,
-      query: HistoryQuery,
-      response: { 200: HistoryResponse, ...errorResponses(400, 401, 404, 405, 429, 500) },
-      detail: { summary: "The user's attended events, newest first, paged by cursor", tags: ["events"] },
-    },
-  );
-}
+});

@@ -1,10 +1,11 @@
 import { Type } from "@sinclair/typebox";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
+import type { Store } from "../store/db.ts";
 import { setEventHidden } from "../store/hiding.ts";
-import type { AppDeps } from "./app.ts";
 import { ApiError, errorResponses } from "./errors.ts";
 import { partnerOf } from "./gate.ts";
 import { requireUser } from "./requireUser.ts";
+import { route } from "./route.ts";
 import { catalogEventId, JSON_BODY, UserEventPath } from "./userPaths.ts";
 import { openObject } from "./validation.ts";
 
@@ -13,7 +14,7 @@ const NoInput = openObject({});
 
 const HiddenState = t.Object({ event_id: Type.Integer(), hidden: t.Boolean() });
 
-const options = (summary: string) => ({
+const schema = (summary: string) => ({
   params: UserEventPath,
   parse: JSON_BODY,
   body: NoInput,
@@ -22,25 +23,40 @@ const options = (summary: string) => ({
 });
 
 /** docs/api.md §8: hide or unhide one event of a user's history; idempotent. */
-export function hidingResource({ store }: AppDeps) {
-  async function setHidden(request: Request, userId: string, eventIdParam: string, hidden: boolean) {
-    const { partnerId } = partnerOf(request);
-    await requireUser(store, partnerId, userId);
-    const eventId = catalogEventId(eventIdParam);
-    if (eventId === null || !(await setEventHidden(store, userId, eventId, hidden))) {
-      throw new ApiError("event_not_found", "This user has no kept media at this event.");
-    }
-    return { event_id: eventId, hidden };
+async function setHidden(
+  store: Store,
+  request: Request,
+  userId: string,
+  eventIdParam: string,
+  hidden: boolean,
+): Promise<typeof HiddenState.static> {
+  const { partnerId } = partnerOf(request);
+  await requireUser(store, partnerId, userId);
+  const eventId = catalogEventId(eventIdParam);
+  if (eventId === null || !(await setEventHidden(store, userId, eventId, hidden))) {
+    throw new ApiError("event_not_found", "This user has no kept media at this event.");
   }
-  return new Elysia({ name: "hiding" })
-    .post(
-      "/users/:user_id/events/:event_id/hide",
-      ({ request, params }) => setHidden(request, params.user_id, params.event_id, true),
-      options("Hide an event from the user's history and stats"),
-    )
-    .post(
-      "/users/:user_id/events/:event_id/unhide",
-      ({ request, params }) => setHidden(request, params.user_id, params.event_id, false),
-      options("Show a hidden event again"),
-    );
+  return { event_id: eventId, hidden };
 }
+
+export const hideRoute = route({
+  method: "POST",
+  path: "/users/:user_id/events/:event_id/hide",
+  policy: { auth: true, budget: "write" },
+  schema: schema("Hide an event from the user's history and stats"),
+  handle:
+    ({ store }) =>
+    ({ request, params }) =>
+      setHidden(store, request, params.user_id, params.event_id, true),
+});
+
+export const unhideRoute = route({
+  method: "POST",
+  path: "/users/:user_id/events/:event_id/unhide",
+  policy: { auth: true, budget: "write" },
+  schema: schema("Show a hidden event again"),
+  handle:
+    ({ store }) =>
+    ({ request, params }) =>
+      setHidden(store, request, params.user_id, params.event_id, false),
+});

@@ -1,12 +1,12 @@
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { deleteMedia, type MediaDeletion } from "../store/mediaDeletion.ts";
 import { fitsCharacters, isUnstorableString } from "../store/text.ts";
-import type { AppDeps } from "./app.ts";
 import { ApiError, errorResponses } from "./errors.ts";
 import { limitedString } from "./formats.ts";
 import { contextOf, partnerOf } from "./gate.ts";
 import { MAX_BATCH_ITEMS } from "./mediaSchema.ts";
 import { userNotFound } from "./requireUser.ts";
+import { route } from "./route.ts";
 import { JSON_BODY, UserPath } from "./userPaths.ts";
 import { type Issue, type IssueReason, invalidRequest, openObject } from "./validation.ts";
 
@@ -64,9 +64,26 @@ function deletionOf(outcome: MediaDeletion): typeof MediaDeletionResponse.static
 }
 
 /** docs/api.md §16: deletes kept items by id, atomically, with everything derived from them. */
-export function mediaDeletionResource({ store, config }: AppDeps) {
-  return new Elysia({ name: "media-deletion" }).post(
-    "/users/:user_id/media/delete",
+export const mediaDeletionRoute = route({
+  method: "POST",
+  path: "/users/:user_id/media/delete",
+  policy: { auth: true, budget: "ingest", itemsChecked: "ids" },
+  schema: {
+    params: UserPath,
+    parse: JSON_BODY,
+    transform: ({ body, request }) => checkDeletionBatch(body, contextOf(request)?.mayHoldMalformed ?? false),
+    body: MediaDeletionBody,
+    response: {
+      200: MediaDeletionResponse,
+      ...errorResponses(400, 401, 404, 405, 408, 413, 415, 429, 500),
+    },
+    detail: {
+      summary: "Delete 1 to 200 kept media items by id, with everything derived from them",
+      tags: ["media"],
+    },
+  },
+  handle:
+    ({ store, config }) =>
     async ({ request, params, body }) => {
       const { partnerId } = partnerOf(request);
       // The events left behind get their confidence again, with the settings the batches use.
@@ -80,20 +97,4 @@ export function mediaDeletionResource({ store, config }: AppDeps) {
       if (outcome === null) throw userNotFound();
       return deletionOf(outcome);
     },
-    {
-      params: UserPath,
-      parse: JSON_BODY,
-      transform: ({ body, request }) =>
-        checkDeletionBatch(body, contextOf(request)?.mayHoldMalformed ?? false),
-      body: MediaDeletionBody,
-      response: {
-        200: MediaDeletionResponse,
-        ...errorResponses(400, 401, 404, 405, 408, 413, 415, 429, 500),
-      },
-      detail: {
-        summary: "Delete 1 to 200 kept media items by id, with everything derived from them",
-        tags: ["media"],
-      },
-    },
-  );
-}
+});

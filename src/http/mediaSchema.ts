@@ -100,7 +100,7 @@ function normalizeItems(items: unknown[]): void {
 }
 
 /** docs/api.md §4: the offending items of a batch, every one of them, as `{index, field, reason}`. */
-const translateMediaIssues: ValidationTranslator = (issues, location) => {
+export const translateMediaIssues: ValidationTranslator = (issues, location) => {
   const items = issues.filter((i) => i.path[0] === "media" && typeof i.path[1] === "number");
   if (items.length === 0) return invalidRequest(issues, location);
   return new ApiError(
@@ -110,10 +110,6 @@ const translateMediaIssues: ValidationTranslator = (issues, location) => {
       items: items.map((i) => ({ index: i.path[1], field: String(i.path[2] ?? "item"), reason: i.reason })),
     },
   );
-};
-
-export const mediaValidation: Record<string, ValidationTranslator> = {
-  "POST /v1/users/:user_id/media": translateMediaIssues,
 };
 
 /**

@@ -1,9 +1,9 @@
 import { openapi } from "@elysiajs/openapi";
 import { Type } from "@sinclair/typebox";
-import { Elysia, t } from "elysia";
-import type { AppDeps } from "./app.ts";
+import { t } from "elysia";
 import { errorResponses } from "./errors.ts";
 import { partnerOf } from "./gate.ts";
+import { route } from "./route.ts";
 
 const Ping = t.Object({ status: t.Literal("ok"), version: t.Literal("v1") });
 
@@ -25,57 +25,67 @@ const Health = t.Object({
 });
 
 /**
- * `/ping`, `/health` and the OpenAPI document: the routes that touch no user data. The document needs a
- * key like every endpoint but `/ping` (docs/api.md §12), and spends no budget.
+ * The OpenAPI document, served by the framework's plugin from the routes registered after it. It needs
+ * a key like every endpoint but `/ping` (docs/api.md §12), and spends no budget; its policy is in the
+ * route table (src/http/routeTable.ts) with the routes'.
  */
-export function operationalResource({ limits }: AppDeps) {
-  return new Elysia({ name: "operational" })
-    .use(
-      openapi({
-        path: "/openapi",
-        specPath: "/openapi.json",
-        documentation: {
-          info: {
-            title: "rollcall partner API",
-            version: "v1",
-            description:
-              "Matches camera-roll metadata against a live-event catalog. Reference: docs/api.md in the rollcall repository.",
-          },
-          components: {
-            securitySchemes: { partnerKey: { type: "apiKey", in: "header", name: "X-PARTNER-API-KEY" } },
-          },
-          security: [{ partnerKey: [] }],
-        },
-      }),
-    )
-    .get("/ping", () => ({ status: "ok" as const, version: "v1" as const }), {
-      response: { 200: Ping, ...errorResponses(404, 405, 500) },
-      detail: { summary: "Liveness check; needs no key and is never rate limited", security: [] },
-    })
-    .get(
-      "/health",
-      async ({ request }) => {
-        const { partnerId, environment } = partnerOf(request);
-        const report = await limits.report(partnerId);
-        return {
-          status: "ok" as const,
-          version: "v1" as const,
-          partner_id: partnerId,
-          environment,
-          rate_limit: {
-            enabled: report.enabled,
-            window_seconds: report.window_seconds,
-            ingest_per_window: report.ingest_per_window,
-            read_per_window: report.read_per_window,
-            write_per_window: report.write_per_window,
-            store: report.store,
-            degraded: report.degraded,
-          },
-        };
+export function openapiDocument() {
+  return openapi({
+    path: "/openapi",
+    specPath: "/openapi.json",
+    documentation: {
+      info: {
+        title: "rollcall partner API",
+        version: "v1",
+        description:
+          "Matches camera-roll metadata against a live-event catalog. Reference: docs/api.md in the rollcall repository.",
       },
-      {
-        response: { 200: Health, ...errorResponses(401, 404, 405, 500) },
-        detail: { summary: "Key check and rate-limit settings; never rate limited" },
+      components: {
+        securitySchemes: { partnerKey: { type: "apiKey", in: "header", name: "X-PARTNER-API-KEY" } },
       },
-    );
+      security: [{ partnerKey: [] }],
+    },
+  });
 }
+
+export const pingRoute = route({
+  method: "GET",
+  path: "/ping",
+  policy: { auth: false, budget: null },
+  schema: {
+    response: { 200: Ping, ...errorResponses(404, 405, 500) },
+    detail: { summary: "Liveness check; needs no key and is never rate limited", security: [] },
+  },
+  handle: () => () => ({ status: "ok" as const, version: "v1" as const }),
+});
+
+export const healthRoute = route({
+  method: "GET",
+  path: "/health",
+  policy: { auth: true, budget: null },
+  schema: {
+    response: { 200: Health, ...errorResponses(401, 404, 405, 500) },
+    detail: { summary: "Key check and rate-limit settings; never rate limited" },
+  },
+  handle:
+    ({ limits }) =>
+    async ({ request }): Promise<typeof Health.static> => {
+      const { partnerId, environment } = partnerOf(request);
+      const report = await limits.report(partnerId);
+      return {
+        status: "ok",
+        version: "v1",
+        partner_id: partnerId,
+        environment,
+        rate_limit: {
+          enabled: report.enabled,
+          window_seconds: report.window_seconds,
+          ingest_per_window: report.ingest_per_window,
+          read_per_window: report.read_per_window,
+          write_per_window: report.write_per_window,
+          store: report.store,
+          degraded: report.degraded,
+        },
+      };
+    },
+});

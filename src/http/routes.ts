@@ -1,7 +1,10 @@
 import type { Budget } from "../limits/index.ts";
 import { POSITIVE_INTEGER, UUID } from "./formats.ts";
 
-/** What the gate enforces for a route before the framework parses anything (docs/api.md §2). */
+/**
+ * What the gate enforces for a route before the framework parses anything (docs/api.md §2); each route
+ * states its own in the route table (src/http/routeTable.ts).
+ */
 export type RoutePolicy = {
   /** Whether X-PARTNER-API-KEY is required. */
   auth: boolean;
@@ -17,26 +20,6 @@ export type RoutePolicy = {
    * malformed string (docs/api.md §3: `phone_number` never makes the call fail).
    */
   dropsMalformed?: string[];
-};
-
-/**
- * Every route of the API and its policy. The gate answers 404/405 from this table, so a route the
- * framework serves but this table lacks is a bug the tests catch (see test/http-routes.test.ts).
- */
-export const routePolicies: Record<string, RoutePolicy> = {
-  "GET /v1/ping": { auth: false, budget: null },
-  "GET /v1/openapi.json": { auth: true, budget: null },
-  "GET /v1/health": { auth: true, budget: null },
-  "POST /v1/users": { auth: true, budget: "write", dropsMalformed: ["phone_number"] },
-  "POST /v1/users/:user_id/media": { auth: true, budget: "ingest", itemsChecked: "media" },
-  "POST /v1/users/:user_id/media/delete": { auth: true, budget: "ingest", itemsChecked: "ids" },
-  "DELETE /v1/users/:user_id": { auth: true, budget: "write" },
-  "GET /v1/users/:user_id/export": { auth: true, budget: "read" },
-  "POST /v1/users/:user_id/sync-complete": { auth: true, budget: "write" },
-  "GET /v1/users/:user_id/events": { auth: true, budget: "read" },
-  "GET /v1/users/:user_id/stats": { auth: true, budget: "read" },
-  "POST /v1/users/:user_id/events/:event_id/hide": { auth: true, budget: "write" },
-  "POST /v1/users/:user_id/events/:event_id/unhide": { auth: true, budget: "write" },
 };
 
 /**

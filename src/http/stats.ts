@@ -1,17 +1,14 @@
 import { Type } from "@sinclair/typebox";
-import { Elysia, t } from "elysia";
-import type { Store } from "../store/db.ts";
-import { userStatsRows } from "../store/stats.ts";
-import { tallyStats, type UserStats } from "../store/statsTallies.ts";
-import type { ResourceDeps } from "./app.ts";
+import { t } from "elysia";
+import { readStats, type UserStats } from "../flows/stats/readStats.ts";
 import { errorResponses } from "./errors.ts";
 import { finishedJson } from "./eventMappers.ts";
 import { integerText } from "./formats.ts";
 import { partnerOf } from "./gate.ts";
 import { userNotFound } from "./requireUser.ts";
+import { route } from "./route.ts";
 import { UserPath } from "./userPaths.ts";
 import { openObject } from "./validation.ts";
-import type { VenuePerformerCache } from "./venuePerformerCache.ts";
 
 const DEFAULT_TOP = 5;
 
@@ -109,30 +106,21 @@ function statsOf(stats: UserStats): Stats {
   };
 }
 
-/**
- * The user's statistics, or null when the partner has no such user: the visible events from one
- * statement, their venues and performers from the cache at the version that statement read (see
- * `VenuePerformerCache`), the figures counted here.
- */
-export async function readStats(
-  { store, venuesAndPerformers }: { store: Store; venuesAndPerformers: VenuePerformerCache },
-  owner: { partnerId: string; userId: string },
-  top: number,
-): Promise<UserStats | null> {
-  const rows = await userStatsRows(store, owner);
-  if (rows === null) return null;
-  const catalog = await venuesAndPerformers.lookUp(
-    store,
-    rows.catalogVersion,
-    new Set(rows.visible.map((event) => event.venueId)),
-    new Set(rows.visible.flatMap((event) => event.performerIds)),
-  );
-  return tallyStats(rows, catalog, top);
-}
-
-export function statsResource(deps: ResourceDeps) {
-  return new Elysia({ name: "stats" }).get(
-    "/users/:user_id/stats",
+export const statsRoute = route({
+  method: "GET",
+  path: "/users/:user_id/stats",
+  policy: { auth: true, budget: "read" },
+  schema: {
+    params: UserPath,
+    query: StatsQuery,
+    response: { 200: Stats, ...errorResponses(400, 401, 404, 405, 429, 500) },
+    detail: {
+      summary: "Statistics over the user's visible events, with the sync state that picks the next scan",
+      tags: ["stats"],
+    },
+  },
+  handle:
+    (deps) =>
     async ({ request, params, query }) => {
       const { partnerId } = partnerOf(request);
       const top = query.top === undefined ? DEFAULT_TOP : Number(query.top);
@@ -141,14 +129,4 @@ export function statsResource(deps: ResourceDeps) {
       if (stats === null) throw userNotFound();
       return finishedJson(statsOf(stats));
     },
-    {
-      params: UserPath,
-      query: StatsQuery,
-      response: { 200: Stats, ...errorResponses(400, 401, 404, 405, 429, 500) },
-      detail: {
-        summary: "Statistics over the user's visible events, with the sync state that picks the next scan",
-        tags: ["stats"],
-      },
-    },
-  );
-}
+});

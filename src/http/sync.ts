@@ -1,10 +1,10 @@
 import { Type } from "@sinclair/typebox";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { completeSync, type SyncState } from "../store/syncState.ts";
-import type { AppDeps } from "./app.ts";
 import { errorResponses } from "./errors.ts";
 import { partnerOf } from "./gate.ts";
 import { userNotFound } from "./requireUser.ts";
+import { route } from "./route.ts";
 import { JSON_BODY, UserPath } from "./userPaths.ts";
 import { openObject } from "./validation.ts";
 
@@ -31,9 +31,19 @@ function syncStateOf(state: SyncState): typeof SyncStateResponse.static {
   return { has_synced: state.hasSynced, last_sync_at: state.lastSyncAt.toISOString() };
 }
 
-export function syncResource({ store }: AppDeps) {
-  return new Elysia({ name: "sync" }).post(
-    "/users/:user_id/sync-complete",
+export const syncCompleteRoute = route({
+  method: "POST",
+  path: "/users/:user_id/sync-complete",
+  policy: { auth: true, budget: "write" },
+  schema: {
+    params: UserPath,
+    parse: JSON_BODY,
+    body: SyncCompleteBody,
+    response: { 200: SyncStateResponse, ...errorResponses(400, 401, 404, 405, 408, 413, 415, 429, 500) },
+    detail: { summary: "Mark the end of a completed library scan", tags: ["sync"] },
+  },
+  handle:
+    ({ store }) =>
     async ({ request, params, body }) => {
       const { partnerId } = partnerOf(request);
       const state = await completeSync(store, partnerId, params.user_id, body.photos_processed ?? null);
@@ -41,12 +51,4 @@ export function syncResource({ store }: AppDeps) {
       if (state === null) throw userNotFound();
       return syncStateOf(state);
     },
-    {
-      params: UserPath,
-      parse: JSON_BODY,
-      body: SyncCompleteBody,
-      response: { 200: SyncStateResponse, ...errorResponses(400, 401, 404, 405, 408, 413, 415, 429, 500) },
-      detail: { summary: "Mark the end of a completed library scan", tags: ["sync"] },
-    },
-  );
-}
+});

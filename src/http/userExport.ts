@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { describeFailure } from "../store/failures.ts";
 import type { UserAddress } from "../store/schema/index.ts";
 import {
@@ -8,10 +8,10 @@ import {
   openUserExport,
   type UserExport,
 } from "../store/userExport.ts";
-import type { AppDeps } from "./app.ts";
 import { errorResponses, JSON_MEDIA_TYPE } from "./errors.ts";
 import { partnerOf } from "./gate.ts";
 import { userNotFound } from "./requireUser.ts";
+import { route } from "./route.ts";
 import { UserPath } from "./userPaths.ts";
 
 const text = () => t.Union([t.String(), t.Null()]);
@@ -161,9 +161,21 @@ function documentStream(
 }
 
 /** docs/api.md §16: everything stored for the user, streamed. */
-export function userExportResource({ store, log }: AppDeps) {
-  return new Elysia({ name: "user-export" }).get(
-    "/users/:user_id/export",
+export const userExportRoute = route({
+  method: "GET",
+  path: "/users/:user_id/export",
+  policy: { auth: true, budget: "read" },
+  schema: {
+    params: UserPath,
+    response: { 200: UserExportDocument, ...errorResponses(400, 401, 404, 405, 429, 500) },
+    detail: {
+      summary:
+        "Everything stored for the user, streamed: profile, sync state, every kept item, hidden events",
+      tags: ["users"],
+    },
+  },
+  handle:
+    ({ store, log }) =>
     async ({ request, params }) => {
       const { partnerId } = partnerOf(request);
       const exported = await openUserExport(store, partnerId, params.user_id);
@@ -173,14 +185,4 @@ export function userExportResource({ store, log }: AppDeps) {
       );
       return new Response(stream, { headers: { "content-type": JSON_MEDIA_TYPE } });
     },
-    {
-      params: UserPath,
-      response: { 200: UserExportDocument, ...errorResponses(400, 401, 404, 405, 429, 500) },
-      detail: {
-        summary:
-          "Everything stored for the user, streamed: profile, sync state, every kept item, hidden events",
-        tags: ["users"],
-      },
-    },
-  );
-}
+});

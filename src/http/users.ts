@@ -1,10 +1,10 @@
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { fitsCharacters, isUnstorableString } from "../store/text.ts";
 import { type CreatedUser, createUser, type NewUser } from "../store/users.ts";
-import type { AppDeps } from "./app.ts";
 import { ApiError, errorResponses } from "./errors.ts";
 import { EMAIL_ADDRESS_FORMAT, limitedString } from "./formats.ts";
 import { partnerOf } from "./gate.ts";
+import { route } from "./route.ts";
 import { JSON_BODY } from "./userPaths.ts";
 import { invalidRequest, openObject, type ValidationTranslator } from "./validation.ts";
 
@@ -49,15 +49,13 @@ const UserCreated = t.Object({
  * docs/api.md §3: any problem with the email, whatever else is wrong, is invalid_email; a body that is not
  * an object at all is invalid_request.
  */
-export const userValidation: Record<string, ValidationTranslator> = {
-  "POST /v1/users": (issues, location) =>
-    issues.some((issue) => issue.path[0] === "email") && !issues.some((issue) => issue.path.length === 0)
-      ? new ApiError(
-          "invalid_email",
-          "email is required and must look like local@domain.tld (at most 254 characters).",
-        )
-      : invalidRequest(issues, location),
-};
+const translateUserIssues: ValidationTranslator = (issues, location) =>
+  issues.some((issue) => issue.path[0] === "email") && !issues.some((issue) => issue.path.length === 0)
+    ? new ApiError(
+        "invalid_email",
+        "email is required and must look like local@domain.tld (at most 254 characters).",
+      )
+    : invalidRequest(issues, location);
 
 const orNull = (value: string | null | undefined): string | null => value ?? null;
 
@@ -104,26 +102,29 @@ function userCreatedOf(user: CreatedUser): typeof UserCreated.static {
   return { user_id: user.id, existing: !user.created, created_at: user.createdAt.toISOString() };
 }
 
-export function usersResource({ store }: AppDeps) {
-  return new Elysia({ name: "users" }).post(
-    "/users",
+export const createUserRoute = route({
+  method: "POST",
+  path: "/users",
+  policy: { auth: true, budget: "write", dropsMalformed: ["phone_number"] },
+  translate: translateUserIssues,
+  schema: {
+    parse: JSON_BODY,
+    body: CreateUserBody,
+    response: {
+      200: UserCreated,
+      201: UserCreated,
+      ...errorResponses(400, 401, 405, 408, 413, 415, 429, 500),
+    },
+    detail: {
+      summary: "Create a user, or return the partner's user with this email (201 created, 200 existing)",
+      tags: ["users"],
+    },
+  },
+  handle:
+    ({ store }) =>
     async ({ request, body, status }) => {
       const { partnerId } = partnerOf(request);
       const user = await createUser(store, partnerId, newUserOf(body));
       return status(user.created ? 201 : 200, userCreatedOf(user));
     },
-    {
-      parse: JSON_BODY,
-      body: CreateUserBody,
-      response: {
-        200: UserCreated,
-        201: UserCreated,
-        ...errorResponses(400, 401, 405, 408, 413, 415, 429, 500),
-      },
-      detail: {
-        summary: "Create a user, or return the partner's user with this email (201 created, 200 existing)",
-        tags: ["users"],
-      },
-    },
-  );
-}
+});

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
+import type { UserStats } from "../../src/flows/stats/readStats.ts";
 import type { Store } from "../../src/store/db.ts";
-import type { UserStats } from "../../src/store/statsTallies.ts";
 
 /**
  * The statement that computed the stats in PostgreSQL before the server tallied them from cached

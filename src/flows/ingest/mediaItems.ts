@@ -1,6 +1,23 @@
-import type { KeptMedia } from "../store/ingest.ts";
-import { parseRfc3339, type UtcInstant } from "../time/dateTime.ts";
-import type { MediaItem } from "./mediaSchema.ts";
+import type { KeptMedia } from "../../store/ingest.ts";
+import { parseRfc3339, type UtcInstant } from "../../time/dateTime.ts";
+
+/**
+ * An item of a batch as it passed the route's schema (`MediaItem` in src/http/mediaSchema.ts), null
+ * members already dropped as absent: every member but the id may be missing.
+ */
+export type MediaItem = {
+  id: string;
+  taken_at?: string;
+  latitude?: number;
+  longitude?: number;
+  media_type?: "photo" | "video";
+  filename?: string;
+  duration_seconds?: number;
+  thumbnail_url?: string;
+  device_make?: string;
+  device_model?: string;
+  device_lens_model?: string;
+};
 
 /** docs/api.md §4: why an item of a valid batch was not ingested (the batch itself still answers 200). */
 export type RejectionReason = "missing_taken_at" | "missing_coordinates" | "invalid";

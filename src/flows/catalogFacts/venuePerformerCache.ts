@@ -1,11 +1,11 @@
-import type { Store } from "../store/db.ts";
+import type { Store } from "../../store/db.ts";
 import {
   type EventFacts,
   type PerformerFacts,
   readEventCores,
   readVenuesAndPerformers,
   type VenueDetail,
-} from "../store/eventDetails.ts";
+} from "../../store/eventDetails.ts";
 import { type CacheStats, VersionedCache } from "./versionedCache.ts";
 
 /**

@@ -1,6 +1,7 @@
-import type { Store } from "../store/db.ts";
-import type { AttendedEvent, EventFacts } from "../store/eventDetails.ts";
-import { eventFactsText, eventText } from "./eventMappers.ts";
+import type { Store } from "../../store/db.ts";
+import type { AttendedEvent, EventFacts } from "../../store/eventDetails.ts";
+import { eventFactsText, eventText } from "./eventText.ts";
+import { VenuePerformerCache } from "./venuePerformerCache.ts";
 import { type CacheStats, VersionedCache } from "./versionedCache.ts";
 
 /**
@@ -95,4 +96,16 @@ export class EventFactsCache {
       return text === undefined ? [] : [eventText(text, event)];
     });
   }
+}
+
+/** The caches of catalog facts the flows share, one pair per server (or request thread). */
+export type CatalogFacts = { eventFacts: EventFactsCache; venuesAndPerformers: VenuePerformerCache };
+
+/** Half of `maxBytes` for whole events, half for the venues and performers they and the stats are built from. */
+export function createCatalogFacts(maxBytes: number): CatalogFacts {
+  const venuesAndPerformers = new VenuePerformerCache(maxBytes / 2);
+  const eventFacts = new EventFactsCache(maxBytes / 2, (store, ids) =>
+    venuesAndPerformers.eventFacts(store, ids),
+  );
+  return { eventFacts, venuesAndPerformers };
 }

@@ -1,5 +1,7 @@
-import type { PerformerFacts, VenueDetail } from "./eventDetails.ts";
-import type { StatsRows } from "./stats.ts";
+import type { Store } from "../../store/db.ts";
+import type { PerformerFacts, VenueDetail } from "../../store/eventDetails.ts";
+import { type StatsRows, userStatsRows } from "../../store/stats.ts";
+import type { VenuePerformerCache } from "../catalogFacts/venuePerformerCache.ts";
 
 type EventRef = { id: number; name: string; startsAtLocal: string };
 type PerformerTally = {
@@ -184,3 +186,24 @@ export function tallyStats(rows: StatsRows, catalog: StatsCatalog, top: number):
 
 const eventRef = (id: number | undefined, name: string | null, startsAtLocal: string | undefined) =>
   id === undefined || name === null || startsAtLocal === undefined ? null : { id, name, startsAtLocal };
+
+/**
+ * The user's statistics (docs/architecture.md §5), or null when the partner has no such user: the
+ * visible events from one statement, their venues and performers from the cache at the version that
+ * statement read (see `VenuePerformerCache`), the figures counted in memory.
+ */
+export async function readStats(
+  { store, venuesAndPerformers }: { store: Store; venuesAndPerformers: VenuePerformerCache },
+  owner: { partnerId: string; userId: string },
+  top: number,
+): Promise<UserStats | null> {
+  const rows = await userStatsRows(store, owner);
+  if (rows === null) return null;
+  const catalog = await venuesAndPerformers.lookUp(
+    store,
+    rows.catalogVersion,
+    new Set(rows.visible.map((event) => event.venueId)),
+    new Set(rows.visible.flatMap((event) => event.performerIds)),
+  );
+  return tallyStats(rows, catalog, top);
+}

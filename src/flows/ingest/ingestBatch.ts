@@ -1,0 +1,129 @@
+import { itemConfidence, itemWeight, spotCell } from "../../confidence/confidence.ts";
+import type { Matcher, MatchSettings, PlacedCandidate } from "../../shards/matcher.ts";
+import type { Store } from "../../store/db.ts";
+import { attendedOf } from "../../store/eventDetails.ts";
+import { type KeptMedia, writeBatch } from "../../store/ingest.ts";
+import type { EventFactsCache } from "../catalogFacts/eventFacts.ts";
+import {
+  type AcceptedItem,
+  classifyItems,
+  type MediaItem,
+  matchInstantMs,
+  type Rejection,
+  utcText,
+} from "./mediaItems.ts";
+
+/** An accepted item's match (docs/api.md §4), whether or not it was kept. */
+export type Match = {
+  mediaId: string;
+  matched: boolean;
+  eventId: number | null;
+  venueId: number | null;
+  /** This item's match on its own, 0 to 1 (docs/api.md §15); null when not matched. */
+  confidence: number | null;
+};
+
+export type BatchOutcome = {
+  accepted: number;
+  /** How many items were kept: the matched ones. */
+  matched: number;
+  rejected: Rejection[];
+  matches: Match[];
+  /** Each matched event as JSON text (see `eventText`), in the order of its first match. */
+  eventTexts: string[];
+  lastSyncAt: Date;
+};
+
+export type IngestDeps = {
+  store: Store;
+  matcher: Matcher;
+  eventFacts: EventFactsCache;
+  config: { match: MatchSettings };
+};
+
+/** docs/api.md §4: only a licensed best candidate is a match; an unlicensed one still names its venue. */
+function matchOf(item: AcceptedItem, candidate: PlacedCandidate | null): Match {
+  const matched = candidate?.licensed === true;
+  return {
+    mediaId: item.id,
+    matched,
+    eventId: matched ? candidate.eventId : null,
+    venueId: candidate?.venueId ?? null,
+    confidence: matched ? itemConfidence(candidate.place) : null,
+  };
+}
+
+/** A kept item with what its event's confidence needs from it: its weight and its routine spot cell. */
+function keptOf(item: AcceptedItem, candidate: PlacedCandidate): KeptMedia {
+  const { id, takenAt, ...stored } = item;
+  return {
+    ...stored,
+    mediaId: id,
+    takenAt: utcText(takenAt),
+    eventId: candidate.eventId,
+    venueId: candidate.venueId,
+    spot: spotCell(item, candidate.venue),
+    weight: itemWeight(candidate.place),
+  };
+}
+
+/**
+ * A validated batch from classification to response data (docs/architecture.md §3): per-item rules,
+ * matching outside any transaction, the facts the cache lacks read before the write, one atomic write
+ * that also reads what the user keeps at each matched event, and the events' texts. Null when the
+ * partner has no such user: the write is the user lookup too, so nothing was stored.
+ */
+export async function ingestMediaBatch(
+  { store, matcher, eventFacts, config }: IngestDeps,
+  user: { partnerId: string; userId: string },
+  items: readonly MediaItem[],
+): Promise<BatchOutcome | null> {
+  const { accepted, rejected } = classifyItems(items);
+  const candidates =
+    accepted.length === 0
+      ? []
+      : await matcher.match(
+          accepted.map((item) => ({
+            latitude: item.latitude,
+            longitude: item.longitude,
+            takenAtMs: matchInstantMs(item.takenAt),
+          })),
+        );
+  if (candidates.length !== accepted.length) {
+    throw new Error(`matcher answered ${candidates.length} of ${accepted.length} queries`);
+  }
+  const matches: Match[] = [];
+  const kept: KeptMedia[] = [];
+  accepted.forEach((item, i) => {
+    const candidate = candidates[i] ?? null;
+    matches.push(matchOf(item, candidate));
+    if (candidate?.licensed) kept.push(keptOf(item, candidate));
+  });
+  const eventIds = [...new Set(kept.map((m) => m.eventId))];
+  // Read before anything is written: a failed read stores nothing, and the transaction holds the user's
+  // row lock no longer than its writes need.
+  const prefetched = await eventFacts.readUncached(store, eventIds);
+  const written = await writeBatch(
+    store,
+    {
+      ...user,
+      acceptedIds: accepted.map((a) => a.id),
+      kept,
+      defaultDurationMinutes: config.match.defaultDurationMinutes,
+    },
+    eventIds,
+  );
+  if (written === null) return null;
+  const { lastSyncAt, events } = written;
+  const version = events[0]?.catalog_version;
+  // An import that committed between the read and the write makes the facts read out of date: they are
+  // read again after the commit, the one case where a committed batch can still fail (a 500, safe to
+  // re-send).
+  const readAlong =
+    prefetched !== null && prefetched.catalogVersion === version ? prefetched.facts : undefined;
+  const eventTexts =
+    version === undefined
+      ? []
+      : await eventFacts.eventTexts(store, version, attendedOf(events, true), readAlong);
+  return { accepted: accepted.length, matched: kept.length, rejected, matches, eventTexts, lastSyncAt };
+}
