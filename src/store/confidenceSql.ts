@@ -37,7 +37,8 @@ const neighbours = (alias: string) =>
  * every replaced row for that), and every flipped cell is at a venue of a spot change, so `spots` holds
  * all the spot rows the routine checks read. Neighbourhoods are counted only at venues where the user's
  * spots fall on routineEvents events or more, before or after (`busy_venues`): a cell is routine only
- * when its neighbourhood has that many, and most users' venues have fewer (docs/performance.md §11).
+ * when its neighbourhood has that many, and most users' venues have fewer (docs/performance.md §11);
+ * without a busy venue (`exists`, a one-time filter) the neighbourhood parts of the plan never run.
  * A cell's status changes only when an event appears in its neighbourhood or leaves it, so `flipped`
  * looks only around the spot rows whose count crosses zero: adding items at an event's existing spots,
  * or re-sending them, looks at nothing. Each neighbourhood is counted by listing the cell's nine
@@ -53,15 +54,11 @@ export function confidenceCtes(userId: string): SQL {
   return sql`
     prior as (
       select m.venue_id, m.spot_row::int as spot_row, m.spot_col::int as spot_col, m.event_id from media m
-      where m.ctid = any(array(
-        select row_id from previous
-        where media_id in (select media_id from upserted) or media_id not in (select media_id from incoming)
-      ))
+      where m.ctid = any(array(select row_id from replaced))
     ),
     spot_change as (
       select venue_id, spot_row, spot_col, event_id, sum(n)::int as n from (
-        select venue_id, spot_row, spot_col, event_id, 1 as n from incoming
-        where spot_row is not null and media_id in (select media_id from upserted)
+        select venue_id, spot_row, spot_col, event_id, 1 as n from upserted where spot_row is not null
         union all
         select venue_id, spot_row, spot_col, event_id, -1 from prior where spot_row is not null
       ) c
@@ -81,7 +78,7 @@ export function confidenceCtes(userId: string): SQL {
                s.items as before_n, 0 as n
         from user_venue_spots s
         where s.user_id = ${user} and s.venue_id = any(array(
-          select venue_id from incoming where media_id in (select media_id from upserted)
+          select venue_id from upserted
           union
           select venue_id from prior
         ))
@@ -99,7 +96,8 @@ export function confidenceCtes(userId: string): SQL {
       select distinct c.venue_id, c.spot_row + d.r as spot_row, c.spot_col + d.c as spot_col,
              c.spot_row + d.r + e.r as near_row, c.spot_col + d.c + e.c as near_col
       from spots c cross join ${neighbours("d")} cross join ${neighbours("e")}
-      where (c.before_n > 0) <> (c.after_n > 0) and c.venue_id in (select venue_id from busy_venues)
+      where exists (select from busy_venues)
+        and (c.before_n > 0) <> (c.after_n > 0) and c.venue_id in (select venue_id from busy_venues)
     ),
     flipped as (
       select w.venue_id, w.spot_row, w.spot_col
@@ -133,7 +131,8 @@ export function confidenceCtes(userId: string): SQL {
     item_cells as materialized (
       select distinct c.venue_id, c.spot_row, c.spot_col, c.spot_row + d.r as near_row, c.spot_col + d.c as near_col
       from event_items c cross join ${neighbours("d")}
-      where c.spot_row is not null and c.venue_id in (select venue_id from busy_venues)
+      where exists (select from busy_venues)
+        and c.spot_row is not null and c.venue_id in (select venue_id from busy_venues)
     ),
     routine_cells as (
       select c.venue_id, c.spot_row, c.spot_col

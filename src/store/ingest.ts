@@ -67,7 +67,9 @@ const DEFAULT_DURATION_MINUTES = 300;
  * The ids stay valid through the statement: the upsert leaves items outside `incoming` alone, and only a
  * batch of this user writes this user's media, which the row lock keeps out. The event facts user_events
  * copies come from one key lookup per event (an `offset 0` subquery, which the planner never turns into
- * a scan of events), and every count change refreshes them.
+ * a scan of events), and every count change refreshes them. `replaced` is the part of `previous` the
+ * batch rewrites or removes (not the re-sent unchanged items), worked out once for the touched events and
+ * the spot counts; `upserted` returns the rewritten items' venue and spot for the same reason.
  *
  * `rendered` writes the stored media list (`user_event_media`, see `mediaListJson`) of every event whose
  * items this batch changed: where an upserted row now is, where a rewritten or removed row was. A part
@@ -129,7 +131,7 @@ export function batchStatement({
              excluded.media_type, excluded.filename, excluded.duration_seconds, excluded.thumbnail_url,
              excluded.device_make, excluded.device_model, excluded.device_lens_model, excluded.spot_row,
              excluded.spot_col, excluded.weight)
-      returning media_id, event_id
+      returning media_id, event_id, venue_id, spot_row::int as spot_row, spot_col::int as spot_col
     ),
     removed as (
       delete from media
@@ -137,11 +139,14 @@ export function batchStatement({
         select row_id from previous where media_id not in (select media_id from incoming)
       ))
     ),
+    replaced as (
+      select row_id, event_id from previous
+      where media_id in (select media_id from upserted) or media_id not in (select media_id from incoming)
+    ),
     touched as (
       select event_id from upserted
       union
-      select event_id from previous
-      where media_id in (select media_id from upserted) or media_id not in (select media_id from incoming)
+      select event_id from replaced
     ),
     ${confidenceCtes(userId)},
     rendered as (
