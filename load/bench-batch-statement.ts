@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
@@ -5,12 +6,13 @@ import postgres from "postgres";
 import type { BatchWrite, KeptMedia } from "../src/store/ingest.ts";
 
 /**
- * The batch statement alone (src/store/ingest.ts batchStatement) at fixed inputs, for comparing two
- * checkouts of it in the same minutes (docs/performance.md §11): each `--module` is an ingest.ts whose
- * batchStatement is timed, round by round in turn, on the same database (a kept load database of the
- * current schema; an older statement ignores the newer columns). Every execution runs in a transaction
- * that is rolled back, so every round sees the same state, on one connection with the statement
- * prepared as the service prepares it, and is timed at the client (the loopback round trip is in both).
+ * The batch statement alone (src/store/ingest.ts batchStatement) at fixed inputs, for comparing
+ * checkouts of it in the same minutes (docs/performance.md §11): each `--module` is an ingest.ts (a path
+ * from the working directory) whose batchStatement is timed, round by round in turn, on the same
+ * database (a kept load database of the current schema; an older statement ignores the newer columns).
+ * Every execution runs in a transaction that is rolled back, so every round sees the same state, on one
+ * connection with the statement prepared as the service prepares it, and is timed at the client (the
+ * loopback round trip is in every figure alike).
  *
  *   bun load/bench-batch-statement.ts --database postgres://... --module a/src/store/ingest.ts \
  *     --module b/src/store/ingest.ts [--rounds 7] [--reps 40] [--explain]
@@ -35,7 +37,7 @@ const dialect = new PgDialect();
 const client = postgres(values.database, { max: 1, onnotice: () => {} });
 const modules: { name: string; statement: Statement }[] = [];
 for (const path of values.module) {
-  const loaded = (await import(path)) as { batchStatement: Statement };
+  const loaded = (await import(resolve(path))) as { batchStatement: Statement };
   modules.push({ name: path, statement: loaded.batchStatement });
 }
 
@@ -53,7 +55,7 @@ if (!venue) throw new Error("the database holds no licensed events");
 const events = await client<{ id: number; starts_at: Date }[]>`
   select id, starts_at from events where licensed and venue_id = ${venue.id} order by id limit 40`;
 
-/** `n` items at `events[at]`; `outside` of them outside the core, on the spot cells of `cell(i)`. */
+/** `n` items at `events[at]`; those where `outside(i)` holds outside the core, on six neighbouring cells. */
 function items(prefix: string, at: number, n: number, outside: (i: number) => boolean): KeptMedia[] {
   const event = events[at];
   if (!event) throw new Error(`no event ${at}`);
