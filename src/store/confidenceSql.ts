@@ -17,45 +17,50 @@ import { CONFIDENCE } from "../confidence/confidence.ts";
 const p = CONFIDENCE;
 const literal = (n: number) => sql.raw(String(n));
 
-/** A cell's 3 × 3 neighbourhood as offsets. */
-const NEIGHBOURS = sql.raw(
-  "(values (-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 0), (0, 1), (1, -1), (1, 0), (1, 1)) as d(r, c)",
-);
+/** A cell's 3 × 3 neighbourhood as offsets, named `alias`(r, c). */
+const neighbours = (alias: string) =>
+  sql.raw(
+    `(values (-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 0), (0, 1), (1, -1), (1, 0), (1, 1)) as ${alias}(r, c)`,
+  );
 
 /**
  * The CTEs after `previous` and `touched`: the spot rows the batch changes (`spot_change`, written to
- * `user_venue_spots` by `spots_written`), the cells whose routine status the change flips, the events to
+ * `user_venue_spots` by `spots_written`), the user's spot rows before and after the batch at every venue
+ * the batch touches (`spots`, one read), the cells whose routine status the change flips, the events to
  * recompute (`recompute`: the touched events and every event with items in a flipped cell) and, for
  * each, its items after the batch (`event_items`, which the stored media lists are rendered from too:
  * one read of the event's media for both), the sum of their weights (routine items at routineWeight)
- * and the non-routine items' first and last capture (`scores`). Rows whose count fell to zero stay in `user_venue_spots`; every read
- * below adds the counts up and keeps what is above zero.
+ * and the non-routine items' first and last capture (`scores`). Rows whose count fell to zero stay in
+ * `user_venue_spots`; every read below adds the counts up and keeps what is above zero.
  *
- * A routine status can only change within one cell of a cell whose events changed (`watched`), and
- * only at a venue where the user's items fall on routineEvents events or more (`busy_venues`): most
- * users' venues have fewer, and their batches skip the neighbourhood counts. The
- * spots are read per venue, with one range lookup of the primary key each, and every neighbourhood is
- * counted by joining each spot row to its nine surrounding cells on equality, which hashes, rather
- * than matching ranges row against row. An event's items are read per event through an `offset 0`
- * subquery, which keeps the (user, event) index: flattened into a join, the planner reads all of the
- * user's media by the primary key instead.
+ * Every touched event is at a venue of an upserted item or of a replaced row (`prior` keeps the venue of
+ * every replaced row for that), and every flipped cell is at a venue of a spot change, so `spots` holds
+ * all the spot rows the routine checks read. Neighbourhoods are counted only at venues where the user's
+ * spots fall on routineEvents events or more, before or after (`busy_venues`): a cell is routine only
+ * when its neighbourhood has that many, and most users' venues have fewer (docs/performance.md §11);
+ * without a busy venue (`exists`, a one-time filter) the neighbourhood parts of the plan never run.
+ * A cell's status changes only when an event appears in its neighbourhood or leaves it, so `flipped`
+ * looks only around the spot rows whose count crosses zero: adding items at an event's existing spots,
+ * or re-sending them, looks at nothing. Each neighbourhood is counted by listing the cell's nine
+ * surrounding cells first (`watched`, `item_cells`, materialized) and joining them to the spot rows on
+ * all three columns, which hashes: with the offsets added inside the join, the generic plan's estimates
+ * (a few rows) led the planner to join on the venue alone and compare every pair (16,000 comparisons
+ * for 30 events at one venue, 3 ms). An event's items are read per event through an `offset 0` subquery, which keeps the (user, event)
+ * index: flattened into a join, the planner reads all of the user's media by the primary key instead.
  */
 export function confidenceCtes(userId: string): SQL {
   const user = sql`${userId}::uuid`;
+  const routine = literal(p.routineEvents);
   return sql`
     prior as (
       select m.venue_id, m.spot_row::int as spot_row, m.spot_col::int as spot_col, m.event_id from media m
-      where m.ctid = any(array(
-        select row_id from previous
-        where media_id in (select media_id from upserted) or media_id not in (select media_id from incoming)
-      )) and m.spot_row is not null
+      where m.ctid = any(array(select row_id from replaced))
     ),
     spot_change as (
       select venue_id, spot_row, spot_col, event_id, sum(n)::int as n from (
-        select venue_id, spot_row, spot_col, event_id, 1 as n from incoming
-        where spot_row is not null and media_id in (select media_id from upserted)
+        select venue_id, spot_row, spot_col, event_id, 1 as n from upserted where spot_row is not null
         union all
-        select venue_id, spot_row, spot_col, event_id, -1 from prior
+        select venue_id, spot_row, spot_col, event_id, -1 from prior where spot_row is not null
       ) c
       group by venue_id, spot_row, spot_col, event_id
       having sum(n) <> 0
@@ -66,44 +71,46 @@ export function confidenceCtes(userId: string): SQL {
       on conflict (user_id, venue_id, spot_row, spot_col, event_id)
       do update set items = user_venue_spots.items + excluded.items
     ),
-    spots_around as (
+    spots as (
       select venue_id, spot_row, spot_col, event_id, sum(before_n) as before_n, sum(before_n + n) as after_n
       from (
         select s.venue_id, s.spot_row::int as spot_row, s.spot_col::int as spot_col, s.event_id,
                s.items as before_n, 0 as n
         from user_venue_spots s
-        where s.user_id = ${user} and s.venue_id = any(array(select distinct venue_id from spot_change))
+        where s.user_id = ${user} and s.venue_id = any(array(
+          select venue_id from upserted
+          union
+          select venue_id from prior
+        ))
         union all
         select venue_id, spot_row, spot_col, event_id, 0, n from spot_change
       ) x
       group by venue_id, spot_row, spot_col, event_id
     ),
     busy_venues as (
-      select venue_id from spots_around group by venue_id
-      having count(distinct event_id) filter (where before_n > 0) >= ${literal(p.routineEvents)}
-          or count(distinct event_id) filter (where after_n > 0) >= ${literal(p.routineEvents)}
+      select venue_id from spots group by venue_id
+      having count(distinct event_id) filter (where before_n > 0) >= ${routine}
+          or count(distinct event_id) filter (where after_n > 0) >= ${routine}
     ),
-    watched as (
-      select distinct c.venue_id, c.spot_row + d.r as spot_row, c.spot_col + d.c as spot_col
-      from spot_change c cross join ${NEIGHBOURS}
+    watched as materialized (
+      select distinct c.venue_id, c.spot_row + d.r as spot_row, c.spot_col + d.c as spot_col,
+             c.spot_row + d.r + e.r as near_row, c.spot_col + d.c + e.c as near_col
+      from spots c cross join ${neighbours("d")} cross join ${neighbours("e")}
+      where exists (select from busy_venues)
+        and (c.before_n > 0) <> (c.after_n > 0) and c.venue_id in (select venue_id from busy_venues)
     ),
     flipped as (
-      select venue_id, spot_row, spot_col from (
-        select s.venue_id, s.spot_row + d.r as spot_row, s.spot_col + d.c as spot_col, s.event_id,
-               bool_or(s.before_n > 0) as had, bool_or(s.after_n > 0) as has
-        from spots_around s cross join ${NEIGHBOURS}
-        where s.venue_id in (select venue_id from busy_venues)
-          and (s.venue_id, s.spot_row + d.r, s.spot_col + d.c) in (select venue_id, spot_row, spot_col from watched)
-        group by 1, 2, 3, 4
-      ) e
+      select w.venue_id, w.spot_row, w.spot_col
+      from watched w
+      join spots s on s.venue_id = w.venue_id and s.spot_row = w.near_row and s.spot_col = w.near_col
       group by 1, 2, 3
-      having (count(*) filter (where had) >= ${literal(p.routineEvents)})
-        <> (count(*) filter (where has) >= ${literal(p.routineEvents)})
+      having (count(distinct s.event_id) filter (where s.before_n > 0) >= ${routine})
+        <> (count(distinct s.event_id) filter (where s.after_n > 0) >= ${routine})
     ),
     recompute as (
       select event_id from touched
       union
-      select s.event_id from spots_around s join flipped f
+      select s.event_id from spots s join flipped f
         on f.venue_id = s.venue_id and f.spot_row = s.spot_row and f.spot_col = s.spot_col
       where s.after_n > 0
     ),
@@ -121,30 +128,19 @@ export function confidenceCtes(userId: string): SQL {
       from incoming
       where event_id in (select event_id from recompute)
     ),
-    item_spots as (
-      select venue_id, spot_row, spot_col, event_id from (
-        select s.venue_id, s.spot_row::int as spot_row, s.spot_col::int as spot_col, s.event_id, s.items as n
-        from user_venue_spots s
-        where s.user_id = ${user}
-          and s.venue_id = any(array(select distinct venue_id from event_items where spot_row is not null))
-        union all
-        select venue_id, spot_row, spot_col, event_id, n from spot_change
-      ) x
-      group by venue_id, spot_row, spot_col, event_id
-      having sum(n) > 0
+    item_cells as materialized (
+      select distinct c.venue_id, c.spot_row, c.spot_col, c.spot_row + d.r as near_row, c.spot_col + d.c as near_col
+      from event_items c cross join ${neighbours("d")}
+      where exists (select from busy_venues)
+        and c.spot_row is not null and c.venue_id in (select venue_id from busy_venues)
     ),
     routine_cells as (
-      select venue_id, spot_row, spot_col from (
-        select distinct s.venue_id, s.spot_row + d.r as spot_row, s.spot_col + d.c as spot_col, s.event_id
-        from item_spots s cross join ${NEIGHBOURS}
-        where s.venue_id in (
-            select venue_id from item_spots group by venue_id
-            having count(distinct event_id) >= ${literal(p.routineEvents)})
-          and (s.venue_id, s.spot_row + d.r, s.spot_col + d.c) in (
-          select venue_id, spot_row, spot_col from event_items where spot_row is not null)
-      ) e
+      select c.venue_id, c.spot_row, c.spot_col
+      from item_cells c
+      join spots s on s.venue_id = c.venue_id and s.spot_row = c.near_row and s.spot_col = c.near_col
+      where s.after_n > 0
       group by 1, 2, 3
-      having count(*) >= ${literal(p.routineEvents)}
+      having count(distinct s.event_id) >= ${routine}
     ),
     scores as (
       select i.event_id,

@@ -1,47 +1,11 @@
 import { type SQL, sql } from "drizzle-orm";
+import { type BatchWrite, type KeptMedia, NO_SUCH_USER, syncMarkStatement } from "./batchWrite.ts";
 import { confidenceCtes, confidenceValue } from "./confidenceSql.ts";
-import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
+import type { Store } from "./db.ts";
 import { type AttendedRow, attendedEventsQuery, mediaListAggregate } from "./eventDetails.ts";
 import { inOneRoundTrip, sqlStateOf } from "./roundTrip.ts";
 
-/** A media item that matched a licensed event: the only kind of item the service keeps (docs/api.md §4). */
-export type KeptMedia = {
-  mediaId: string;
-  eventId: number;
-  venueId: number;
-  /** UTC instant as RFC 3339 text; the database keeps microseconds. */
-  takenAt: string;
-  latitude: number;
-  longitude: number;
-  mediaType: "photo" | "video";
-  filename: string | null;
-  durationSeconds: number | null;
-  thumbnailUrl: string | null;
-  deviceMake: string | null;
-  deviceModel: string | null;
-  deviceLensModel: string | null;
-  /** The item's spot cell against the venue (`spotCell`), null inside the venue's core. */
-  spot?: { row: number; column: number } | null;
-  /**
-   * The item's confidence weight against the event (`itemWeight`). Every batch of the API sends it;
-   * without it (fixtures that write media directly) the item counts toward its event's span only.
-   */
-  weight?: number;
-};
-
-export type BatchWrite = {
-  userId: string;
-  /** The partner whose key sent the batch: a user of another partner is no user at all. */
-  partnerId: string;
-  /** Every accepted id of the batch (unique). Those not in `kept` lose whatever match they had before. */
-  acceptedIds: readonly string[];
-  kept: readonly KeptMedia[];
-  /**
-   * MATCH_DEFAULT_DURATION_MINUTES, what an event without an end lasts for its confidence span; the
-   * setting's default when not given.
-   */
-  defaultDurationMinutes?: number;
-};
+export type { BatchWrite, KeptMedia };
 
 /** MATCH_DEFAULT_DURATION_MINUTES's default (src/config.ts). */
 const DEFAULT_DURATION_MINUTES = 300;
@@ -67,7 +31,9 @@ const DEFAULT_DURATION_MINUTES = 300;
  * The ids stay valid through the statement: the upsert leaves items outside `incoming` alone, and only a
  * batch of this user writes this user's media, which the row lock keeps out. The event facts user_events
  * copies come from one key lookup per event (an `offset 0` subquery, which the planner never turns into
- * a scan of events), and every count change refreshes them.
+ * a scan of events), and every count change refreshes them. `replaced` is the part of `previous` the
+ * batch rewrites or removes (not the re-sent unchanged items), worked out once for the touched events and
+ * the spot counts; `upserted` returns the rewritten items' venue and spot for the same reason.
  *
  * `rendered` writes the stored media list (`user_event_media`, see `mediaListJson`) of every event whose
  * items this batch changed: where an upserted row now is, where a rewritten or removed row was. A part
@@ -129,7 +95,7 @@ export function batchStatement({
              excluded.media_type, excluded.filename, excluded.duration_seconds, excluded.thumbnail_url,
              excluded.device_make, excluded.device_model, excluded.device_lens_model, excluded.spot_row,
              excluded.spot_col, excluded.weight)
-      returning media_id, event_id
+      returning media_id, event_id, venue_id, spot_row::int as spot_row, spot_col::int as spot_col
     ),
     removed as (
       delete from media
@@ -137,11 +103,14 @@ export function batchStatement({
         select row_id from previous where media_id not in (select media_id from incoming)
       ))
     ),
+    replaced as (
+      select row_id, event_id from previous
+      where media_id in (select media_id from upserted) or media_id not in (select media_id from incoming)
+    ),
     touched as (
       select event_id from upserted
       union
-      select event_id from previous
-      where media_id in (select media_id from upserted) or media_id not in (select media_id from incoming)
+      select event_id from replaced
     ),
     ${confidenceCtes(userId)},
     rendered as (
@@ -195,20 +164,6 @@ export function batchStatement({
       video_count = user_events.video_count + excluded.video_count,
       confidence = excluded.confidence`;
 }
-
-/**
- * The user's sync mark and row lock, and the batch's user lookup: drizzle/0002_batch_sync_mark.sql.
- * It first takes ATTENDANCE_COPIES_LOCK shared (a function in FROM runs before the select list), before
- * any statement of the batch reads an event, so a catalog import's refresh of user_events waits for it.
- */
-function syncMarkStatement({ userId, partnerId, acceptedIds }: BatchWrite): SQL {
-  return sql`select mark_batch_sync(${userId}::uuid, ${partnerId}, ${acceptedIds.length > 0}::boolean)
-    as last_sync_ms
-    from pg_advisory_xact_lock_shared(${ATTENDANCE_COPIES_LOCK}::int8) as copies_lock`;
-}
-
-/** What `mark_batch_sync` raises when the partner has no such user. */
-const NO_SUCH_USER = "P0002";
 
 /**
  * The batch statement runs on a cached generic plan, built once per connection and kept until the next
