@@ -30,7 +30,7 @@ export type PerformerFixture = {
   imageUrl?: string | null;
 };
 
-/** A venue-local time as an instant, the way the catalog importer computes it (contract §5). */
+/** A venue-local time as an instant, the way the catalog importer computes it (docs/api.md §5). */
 export function localInstant(local: string, zone: string): Date {
   return new Date(
     Temporal.PlainDateTime.from(local).toZonedDateTime(zone, { disambiguation: "compatible" })
