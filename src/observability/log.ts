@@ -56,12 +56,20 @@ export function createLogger(level: LogLevel, fd = 2): Logger {
     },
     flush: () =>
       new Promise<void>((resolve) => {
-        // A write the destination cannot finish (a closed pipe) must not hold the exit up.
+        // Written here and now when the destination takes it; otherwise (a write still under way that
+        // the synchronous path refuses) once it drains, but a destination that cannot finish (a closed
+        // pipe) must not hold the exit up.
         const timer = setTimeout(resolve, FLUSH_WAIT_MS);
-        stream.flush(() => {
+        const done = () => {
           clearTimeout(timer);
           resolve();
-        });
+        };
+        try {
+          stream.flushSync();
+          done();
+        } catch {
+          stream.flush(done);
+        }
       }),
   };
 }
