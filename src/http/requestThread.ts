@@ -6,7 +6,7 @@
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import type { Config } from "../config.ts";
 import { createRateLimits, ThreadWindowLimiter } from "../limits/index.ts";
-import { timed } from "../observability/instance.ts";
+import { readinessOf, timed } from "../observability/instance.ts";
 import { createLogger } from "../observability/log.ts";
 import { Metrics } from "../observability/metrics.ts";
 import { type SharedGeneration, ThreadIndex } from "../shards/threadIndex.ts";
@@ -80,13 +80,8 @@ const server = serve(app, {
   log,
   metrics,
   reusePort: true,
-  readiness: () => {
-    const reasons = [
-      ...(Atomics.load(control, DRAINING) === 1 ? ["draining"] : []),
-      ...(Atomics.load(control, DATABASE_UP) === 1 ? [] : ["database_unavailable"]),
-    ];
-    return { ready: reasons.length === 0, reasons };
-  },
+  readiness: () =>
+    readinessOf(Atomics.load(control, DRAINING) === 1, Atomics.load(control, DATABASE_UP) === 1),
 });
 send({ type: "listening", port: server.port });
 

@@ -9,6 +9,12 @@ import { Metrics, type MetricsJson } from "./metrics.ts";
 /** Whether the instance should get traffic, and if not, why (docs/operations.md, Observability). */
 export type Readiness = () => { ready: boolean; reasons: string[] };
 
+/** The readiness rule, wherever its two inputs are kept (here, or shared memory on request threads). */
+export function readinessOf(draining: boolean, databaseUp: boolean): ReturnType<Readiness> {
+  const reasons = [...(draining ? ["draining"] : []), ...(databaseUp ? [] : ["database_unavailable"])];
+  return { ready: reasons.length === 0, reasons };
+}
+
 type Listening = { port: number; stop(): Promise<void> };
 
 /** Serves the metrics exposition on its own port, so it is never exposed with the API. */
@@ -96,10 +102,7 @@ export function observe(config: Config, parts: { store: Store; engine: MatchingE
   return {
     metrics,
     matcher: timed(engine, metrics),
-    readiness: () => {
-      const reasons = [...(draining ? ["draining"] : []), ...(database.up() ? [] : ["database_unavailable"])];
-      return { ready: reasons.length === 0, reasons };
-    },
+    readiness: () => readinessOf(draining, database.up()),
     drain: () => {
       draining = true;
       for (const drained of drainListeners) drained();

@@ -19,7 +19,9 @@ const levelOf: Record<string, "warn" | "error"> = {
   database_unavailable: "error",
   rate_limit_store_unavailable: "warn",
   catalog_refresh_failed: "warn",
-  worker_replaced: "warn",
+  catalog_generation_close_failed: "warn",
+  request_thread_replaced: "warn",
+  request_thread_failed: "error",
 };
 
 /** The access log's event: one line per request, at info, so LOG_LEVEL=warn keeps only the faults. */
