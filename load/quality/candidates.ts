@@ -5,8 +5,8 @@ import type { WorldEvent, WorldVenue } from "./world.ts";
 /**
  * Every candidate event of a photo (within the venue's radius and the event's window), with what a
  * rule or a confidence needs: distance over radius and time distance over padding. Lets the benchmark
- * apply rules the engine no longer implements, and check that it agrees with the engine on the one
- * it does.
+ * apply rules the service does not use (time distance first), and check that it agrees with the
+ * engine on the one it does.
  */
 
 const MINUTE_MS = 60_000;
@@ -37,7 +37,7 @@ export type Rule = {
 
 const byId = (a: Candidate, b: Candidate) => a.event.id - b.event.id;
 
-/** The rule before the amendment: time distance, then venue distance, then event id. */
+/** A rule the service does not use, for comparison: time distance, then venue distance, then event id. */
 export const TIME_FIRST: Rule = {
   name: "time distance first",
   compare: (a, b) => a.gapMs - b.gapMs || a.distanceM - b.distanceM || byId(a, b),

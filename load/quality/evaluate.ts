@@ -9,7 +9,7 @@ import { ATTENDING_KINDS, USER_KINDS, type World } from "./world.ts";
  * of user, for the kinds that attend and for everyone.
  */
 
-export const GROUPS = [...USER_KINDS, "attending kinds", "all kinds"] as const;
+const GROUPS = [...USER_KINDS, "attending kinds", "all kinds"] as const;
 export type Group = (typeof GROUPS)[number];
 
 export type GroupResult = {

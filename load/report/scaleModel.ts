@@ -1,7 +1,7 @@
 import type { RunSummary } from "./summary.ts";
 
 /** Core counts the model projects to: common sizes of one server host (and of its database host). */
-export const MODEL_CORES = [4, 8, 16, 32] as const;
+const MODEL_CORES = [4, 8, 16, 32] as const;
 
 export type ScaleRow = {
   cores: number;

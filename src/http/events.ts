@@ -40,7 +40,7 @@ type HistoryResponse = typeof HistoryResponse.static;
  * The least confidence in hundredths that is not below `share` (0 to 1): stored confidences are whole
  * hundredths, and `0.07 * 100` is 7.000000000000001, which must still let 7 through.
  */
-export function hundredthsAtLeast(share: number): number {
+function hundredthsAtLeast(share: number): number {
   return Math.ceil(share * 100 - 1e-9);
 }
 

@@ -14,7 +14,7 @@ import { createUserRoute } from "./users.ts";
 import { invalidRequest, type ValidationTranslator } from "./validation.ts";
 
 /** Every path of the API starts here. */
-export const API_PREFIX = "/v1";
+const API_PREFIX = "/v1";
 
 /**
  * Every route of the API, each written once (src/http/route.ts): the gate's policies, the framework's

@@ -72,8 +72,8 @@ export class Generation {
     const answers: (PlacedCandidate | null)[] = new Array(rows.length / 2);
     for (let i = 0; i < answers.length; i++) {
       const row = rows[i * 2] ?? outOfRange(rows, i * 2, "rows");
-      const query = queries[i];
-      if (row < 0 || query === undefined) {
+      const query = queries[i] ?? outOfRange(queries, i, "queries");
+      if (row < 0) {
         answers[i] = null;
         continue;
       }

@@ -16,8 +16,9 @@ const MINUTE_MS = 60_000;
  * no index. It is the oracle the sharded engine is tested against, so it favours being obviously right
  * over being fast.
  *
- * The best candidate has the smallest score distance / radius + time distance / padding. A capture can only be outside [start, end] on a side whose padding is not zero, so the
- * time share never divides by zero.
+ * The best candidate has the smallest score distance / radius + time distance / padding. A capture
+ * can only be outside [start, end] on a side whose padding is not zero, so the time share never
+ * divides by zero.
  */
 export class ReferenceMatcher implements Matcher {
   private readonly eventsByVenue = new Map<number, IndexEvent[]>();

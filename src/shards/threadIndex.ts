@@ -23,7 +23,7 @@ export type SharedGeneration = { number: number; version: string; index: IndexBu
 const INLINE = { workers: 0, minTaskItems: 1, maxTaskItems: 1, taskTimeoutMs: 1 };
 
 export class ThreadIndex implements Matcher {
-  private readonly generations = new Map<number, { generation: Generation; batches: number }>();
+  private readonly generations = new Map<number, Generation>();
 
   constructor(
     private readonly control: Int32Array,
@@ -38,16 +38,16 @@ export class ThreadIndex implements Matcher {
       shards: this.shards,
       pool: INLINE,
     });
-    this.generations.set(number, { generation, batches: 0 });
+    this.generations.set(number, generation);
   }
 
   async match(queries: readonly MatchQuery[]): Promise<(PlacedCandidate | null)[]> {
-    const held = this.serving();
-    held.batches++;
+    const generation = this.serving();
+    generation.batches++;
     try {
-      return await held.generation.match(queries);
+      return await generation.match(queries);
     } finally {
-      held.batches--;
+      generation.batches--;
       this.dropUnused();
     }
   }
@@ -57,13 +57,13 @@ export class ThreadIndex implements Matcher {
    * still starting) may not hold it yet: it serves from the newest one it holds until the post arrives,
    * as an instance would that had not yet polled the catalog.
    */
-  private serving(): { generation: Generation; batches: number } {
+  private serving(): Generation {
     const current = Atomics.load(this.control, CURRENT_GENERATION);
     const exact = this.generations.get(current);
     if (exact !== undefined) return exact;
-    let newest: { generation: Generation; batches: number } | undefined;
+    let newest: Generation | undefined;
     for (const held of this.generations.values()) {
-      if (newest === undefined || held.generation.number > newest.generation.number) newest = held;
+      if (newest === undefined || held.number > newest.number) newest = held;
     }
     if (newest === undefined) throw new Error("no index generation was posted to this thread");
     return newest;
@@ -80,7 +80,7 @@ export class ThreadIndex implements Matcher {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.generations.values()].map(({ generation }) => generation.close()));
+    await Promise.all([...this.generations.values()].map((generation) => generation.close()));
     this.generations.clear();
   }
 
@@ -90,7 +90,7 @@ export class ThreadIndex implements Matcher {
     for (const [number, held] of this.generations) {
       if (number < current && held.batches === 0 && this.generations.has(current)) {
         this.generations.delete(number);
-        void held.generation.close();
+        void held.close();
       }
     }
   }

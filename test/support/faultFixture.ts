@@ -61,7 +61,7 @@ export async function addPartner(url: string, id: string, readLimit: number): Pr
   }
 }
 
-export const BATCH_SIZE = 20;
+const BATCH_SIZE = 20;
 
 export type MediaItem = {
   id: string;

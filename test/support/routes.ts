@@ -1,7 +1,7 @@
 /** A request that is valid on its route, given a user id: the base the API tests then break. */
 export type RouteCall = { method: "GET" | "POST" | "DELETE"; path: string; body?: unknown };
 
-export const aMediaBatch = {
+const aMediaBatch = {
   media: [{ id: "asset-1", taken_at: "2024-05-01T20:00:00Z", latitude: 48.85, longitude: 2.35 }],
 };
 

@@ -1,5 +1,7 @@
 import { LRUCache } from "lru-cache";
 
+export type CacheStats = { hits: number; misses: number; entries: number };
+
 /**
  * Catalog facts in memory by integer key, for one catalog version at a time, least recently used
  * first out past `maxBytes` (0 turns it off: nothing is kept).
@@ -10,8 +12,6 @@ import { LRUCache } from "lru-cache";
  * was read from: a newer version empties the cache, and an answer read at an older one (a request that
  * overlapped an import) reads its facts again and keeps nothing.
  */
-export type CacheStats = { hits: number; misses: number; entries: number };
-
 export class VersionedCache<V extends {}> {
   readonly #entries: LRUCache<number, V> | null;
   #version = -1n;

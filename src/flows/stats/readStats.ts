@@ -97,7 +97,7 @@ type StatsCatalog = {
  * event counted once however many of its performers share it. City figures sum the venue tallies (an
  * event has one venue).
  */
-export function tallyStats(rows: StatsRows, catalog: StatsCatalog, top: number): UserStats {
+function tallyStats(rows: StatsRows, catalog: StatsCatalog, top: number): UserStats {
   const venues = new Tally<number, VenueDetail>();
   const performers = new Tally<number, PerformerFacts>();
   const categories = new Tally<string, string>();
