@@ -139,7 +139,7 @@ export function rawEventConfidence(
 export type WeightedItem = { weight: number; takenAtMs: number; routine: boolean };
 
 /** `rawEventConfidence` from items whose weights are known. */
-export function rawConfidenceOfWeights(
+function rawConfidenceOfWeights(
   items: readonly WeightedItem[],
   startMs: number,
   endMs: number,

@@ -8,6 +8,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { answersWithin, counted, countingReservations, type PoolUse, poolUse } from "./poolUse.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -33,77 +34,6 @@ export type Store = {
   ping(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 };
-
-/**
- * A pool's use. postgres.js shows nothing of its queue, so the store counts what passes through it:
- * `busy` is the statements sent through `rows`/`read` and not yet answered plus the connections held
- * by batches (`reserve`); `waits` and `waitSeconds` add up every batch's wait for its connection.
- */
-export type PoolUse = {
-  pool: "main" | "read" | "embedded";
-  connections: number;
-  busy: number;
-  waits: number;
-  waitSeconds: number;
-};
-
-const poolUse = (pool: PoolUse["pool"], connections: number): PoolUse => ({
-  pool,
-  connections,
-  busy: 0,
-  waits: 0,
-  waitSeconds: 0,
-});
-
-/** Runs `work` counted as busy in `use` for as long as it is unanswered. */
-async function counted<T>(use: PoolUse, work: () => Promise<T>): Promise<T> {
-  use.busy++;
-  try {
-    return await work();
-  } finally {
-    use.busy--;
-  }
-}
-
-/** Answers whether `check` settles successfully within `timeoutMs`; never throws. */
-async function answersWithin(check: () => Promise<unknown>, timeoutMs: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
-  try {
-    return await Promise.race([check().then(() => true), late]);
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * The client with `reserve` counted in `use`: the time until a connection is handed over, and the
- * connection as busy until it is released.
- */
-function countingReservations(client: postgres.Sql, use: PoolUse): postgres.Sql {
-  return new Proxy(client, {
-    get(target, property, receiver) {
-      if (property !== "reserve") return Reflect.get(target, property, receiver);
-      return async () => {
-        const asked = performance.now();
-        const reserved = await target.reserve();
-        use.waits++;
-        use.waitSeconds += (performance.now() - asked) / 1000;
-        use.busy++;
-        const release = reserved.release;
-        reserved.release = () => {
-          use.busy--;
-          release();
-        };
-        return reserved;
-      };
-    },
-  });
-}
 
 const migrationsFolder = join(dirname(new URL(import.meta.url).pathname), "..", "..", "drizzle");
 

@@ -50,7 +50,7 @@ export type UserExport = {
  * Kept items per page: about 36 KB of JSON. Pages of 1,000 items (360 KB texts and buffers) left the
  * server's resident memory higher after each export; at this size it settles (docs/performance.md §10).
  */
-export const EXPORT_PAGE_ROWS = 100;
+const EXPORT_PAGE_ROWS = 100;
 
 const instant = (column: SQL, fraction: "MS" | "US") =>
   sql`to_char(${column} at time zone 'UTC', ${`YYYY-MM-DD"T"HH24:MI:SS.${fraction}"Z"`})`;

@@ -146,7 +146,8 @@ export const userEventMedia = pgTable(
  * Which events a user's kept items at a venue fall on, per spot cell outside the venue's core (`spotCell`):
  * one row per (cell, event) with the number of items there, kept by the batch statement. Finding a
  * routine spot (docs/api.md §15) reads a venue's rows with one range lookup instead of every kept item.
- * A row whose count falls to zero stays until the venue's rows are next rebuilt: lookups skip it.
+ * A row whose count falls to zero stays until `bun run cli confidence backfill` rebuilds the user's
+ * rows: lookups skip it.
  */
 export const userVenueSpots = pgTable(
   "user_venue_spots",
