@@ -90,6 +90,12 @@ const batches: Record<string, BatchWrite> = {
     acceptedIds: [...ids(fiveKept), ...Array.from({ length: 195 }, (_, i) => `unmatched-${i}`)],
     kept: fiveKept,
   },
+  "none kept of 200": {
+    userId: USERS.five,
+    partnerId: PARTNER,
+    acceptedIds: Array.from({ length: 200 }, (_, i) => `unmatched-${i}`),
+    kept: [],
+  },
   "20 new, 30 events at the venue": {
     userId: USERS.venue,
     partnerId: PARTNER,

@@ -50,6 +50,8 @@ const NULLABLE_MEMBERS = Object.keys(MediaItem.properties).filter((name) => name
  * one. A non-object item is one issue.
  */
 function itemIssues(item: unknown, index: number, mayHoldMalformed: boolean): Issue[] {
+  // The common case, a valid item in a body that cannot hold a malformed string, allocates nothing.
+  if (!mayHoldMalformed && itemChecker.Check(item)) return [];
   const byField = new Map<string, IssueReason>();
   if (!itemChecker.Check(item)) {
     for (const error of itemChecker.Errors(item)) {
@@ -132,6 +134,9 @@ export function checkMediaBatch(body: unknown, mayHoldMalformed: boolean): void 
     );
   }
   normalizeItems(items);
-  const issues = items.flatMap((item, index) => itemIssues(item, index, mayHoldMalformed));
+  const issues: Issue[] = [];
+  items.forEach((item, index) => {
+    for (const issue of itemIssues(item, index, mayHoldMalformed)) issues.push(issue);
+  });
   if (issues.length > 0) throw translateMediaIssues(issues, "body");
 }

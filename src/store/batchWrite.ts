@@ -1,5 +1,6 @@
-import { type SQL, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { ATTENDANCE_COPIES_LOCK } from "./db.ts";
+import { type BoundStatement, renderedOnce } from "./renderedStatement.ts";
 
 /*
  * What a media batch hands the store (`writeBatch`, src/store/ingest.ts) and the statement that opens
@@ -45,15 +46,24 @@ export type BatchWrite = {
   defaultDurationMinutes?: number;
 };
 
+const syncMark = renderedOnce(
+  ["userId", "partnerId", "writes"],
+  ({
+    userId,
+    partnerId,
+    writes,
+  }) => sql`select mark_batch_sync(${userId}::uuid, ${partnerId}, ${writes}::boolean)
+    as last_sync_ms
+    from pg_advisory_xact_lock_shared(${ATTENDANCE_COPIES_LOCK}::int8) as copies_lock`,
+);
+
 /**
  * The user's sync mark and row lock, and the batch's user lookup: drizzle/0002_batch_sync_mark.sql.
  * It first takes ATTENDANCE_COPIES_LOCK shared (a function in FROM runs before the select list), before
  * any statement of the batch reads an event, so a catalog import's refresh of user_events waits for it.
  */
-export function syncMarkStatement({ userId, partnerId, acceptedIds }: BatchWrite): SQL {
-  return sql`select mark_batch_sync(${userId}::uuid, ${partnerId}, ${acceptedIds.length > 0}::boolean)
-    as last_sync_ms
-    from pg_advisory_xact_lock_shared(${ATTENDANCE_COPIES_LOCK}::int8) as copies_lock`;
+export function syncMarkStatement({ userId, partnerId, acceptedIds }: BatchWrite): BoundStatement {
+  return syncMark({ userId, partnerId, writes: acceptedIds.length > 0 });
 }
 
 /** What `mark_batch_sync` raises when the partner has no such user. */

@@ -49,7 +49,7 @@ const neighbours = (alias: string) =>
  * `offset 0` subquery, which keeps the (user, event) index: flattened into a join, the planner reads
  * all of the user's media by the primary key instead.
  */
-export function confidenceCtes(userId: string): SQL {
+export function confidenceCtes(userId: SQL): SQL {
   const user = sql`${userId}::uuid`;
   const routine = literal(p.routineEvents);
   return sql`
@@ -163,7 +163,7 @@ export function confidenceCtes(userId: string): SQL {
  */
 export function confidenceValue(
   parts: { weights: SQL; firstAt: SQL; lastAt: SQL; startsAt: SQL; endsAt: SQL },
-  defaultDurationMinutes: number,
+  defaultDurationMinutes: SQL,
 ): SQL {
   const { weights, firstAt, lastAt, startsAt, endsAt } = parts;
   const duration = sql`extract(epoch from coalesce(${endsAt},

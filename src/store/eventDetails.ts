@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Store } from "./db.ts";
+import { type BoundStatement, renderedOnce } from "./renderedStatement.ts";
 
 export type VenueDetail = {
   id: number;
@@ -164,7 +165,7 @@ export function mediaListAggregate(i: SQL): SQL {
 }
 
 /** The user's rendered list at an event, by primary key; null for an event the user kept nothing at. */
-export function storedMediaList(userId: string, eventId: SQL): SQL {
+export function storedMediaList(userId: string | SQL, eventId: SQL): SQL {
   return sql`(select media_json from user_event_media where user_id = ${userId}::uuid and event_id = ${eventId})`;
 }
 
@@ -177,19 +178,24 @@ export type AttendedRow = {
   catalog_version: string;
 };
 
+const attendedEvents = renderedOnce(
+  ["userId", "eventIds"],
+  ({ userId, eventIds }) => sql`
+    select r.id as event_id, ue.media_count, ue.confidence,
+           ${storedMediaList(userId, sql`r.id`)} as media_json, ${catalogVersion} as catalog_version
+    from unnest(${eventIds}::int[]) with ordinality as r(id, ord)
+    left join lateral (
+      select media_count, confidence from user_events where user_id = ${userId}::uuid and event_id = r.id
+    ) ue on true
+    order by r.ord`,
+);
+
 /**
  * What the user kept at each of `eventIds`, in their order, with the catalog version: the batch
  * response's events, read in the batch's transaction after its writes. Rows go through `attendedOf`.
  */
-export function attendedEventsQuery(userId: string, eventIds: readonly number[]): SQL {
-  return sql`
-    select r.id as event_id, ue.media_count, ue.confidence,
-           ${storedMediaList(userId, sql`r.id`)} as media_json, ${catalogVersion} as catalog_version
-    from unnest(${sql.param([...eventIds])}::int[]) with ordinality as r(id, ord)
-    left join lateral (
-      select media_count, confidence from user_events where user_id = ${userId}::uuid and event_id = r.id
-    ) ue on true
-    order by r.ord`;
+export function attendedEventsQuery(userId: string, eventIds: readonly number[]): BoundStatement {
+  return attendedEvents({ userId, eventIds });
 }
 
 /**

@@ -3,6 +3,7 @@ import { type BatchWrite, type KeptMedia, NO_SUCH_USER, syncMarkStatement } from
 import { confidenceCtes, confidenceValue } from "./confidenceSql.ts";
 import type { Store } from "./db.ts";
 import { type AttendedRow, attendedEventsQuery, mediaListAggregate } from "./eventDetails.ts";
+import { renderedOnce, type Slots } from "./renderedStatement.ts";
 import { inOneRoundTrip, sqlStateOf } from "./roundTrip.ts";
 
 export type { BatchWrite, KeptMedia };
@@ -43,24 +44,74 @@ const DEFAULT_DURATION_MINUTES = 300;
  * the state the commit leaves. Re-sent unchanged items touch no list. (Exported for
  * test/store-plans.test.ts, which reads its plan.)
  */
-export function batchStatement({
+export function batchStatement(batch: BatchWrite): SQL {
+  return batchWithValues(batch).statement();
+}
+
+/** The batch statement's values, one slot each: the user, the accepted ids, a column of the kept items. */
+const BATCH_SLOTS = [
+  "userId",
+  "acceptedIds",
+  "mediaIds",
+  "eventIds",
+  "venueIds",
+  "takenAts",
+  "latitudes",
+  "longitudes",
+  "mediaTypes",
+  "filenames",
+  "durationsSeconds",
+  "thumbnailUrls",
+  "deviceMakes",
+  "deviceModels",
+  "deviceLensModels",
+  "spotRows",
+  "spotColumns",
+  "weights",
+  "defaultDurationMinutes",
+] as const;
+type BatchSlot = (typeof BATCH_SLOTS)[number];
+
+function batchValues({
   userId,
   acceptedIds,
   kept,
   defaultDurationMinutes = DEFAULT_DURATION_MINUTES,
-}: BatchWrite): SQL {
-  const column = <T>(pick: (item: KeptMedia) => T) => sql.param(kept.map(pick));
+}: BatchWrite): Record<BatchSlot, unknown> {
+  const column = <T>(pick: (item: KeptMedia) => T) => kept.map(pick);
+  return {
+    userId,
+    acceptedIds,
+    mediaIds: column((m) => m.mediaId),
+    eventIds: column((m) => m.eventId),
+    venueIds: column((m) => m.venueId),
+    takenAts: column((m) => m.takenAt),
+    latitudes: column((m) => m.latitude),
+    longitudes: column((m) => m.longitude),
+    mediaTypes: column((m) => m.mediaType),
+    filenames: column((m) => m.filename),
+    durationsSeconds: column((m) => m.durationSeconds),
+    thumbnailUrls: column((m) => m.thumbnailUrl),
+    deviceMakes: column((m) => m.deviceMake),
+    deviceModels: column((m) => m.deviceModel),
+    deviceLensModels: column((m) => m.deviceLensModel),
+    spotRows: column((m) => m.spot?.row ?? null),
+    spotColumns: column((m) => m.spot?.column ?? null),
+    weights: column((m) => m.weight ?? null),
+    defaultDurationMinutes,
+  };
+}
+
+function batchStatementOf(s: Slots<BatchSlot>): SQL {
+  const userId = s.userId;
   return sql`
     with incoming as (
       select * from unnest(
-        ${column((m) => m.mediaId)}::text[], ${column((m) => m.eventId)}::int[],
-        ${column((m) => m.venueId)}::int[], ${column((m) => m.takenAt)}::text[],
-        ${column((m) => m.latitude)}::float8[], ${column((m) => m.longitude)}::float8[],
-        ${column((m) => m.mediaType)}::text[], ${column((m) => m.filename)}::text[],
-        ${column((m) => m.durationSeconds)}::float8[], ${column((m) => m.thumbnailUrl)}::text[],
-        ${column((m) => m.deviceMake)}::text[], ${column((m) => m.deviceModel)}::text[],
-        ${column((m) => m.deviceLensModel)}::text[], ${column((m) => m.spot?.row ?? null)}::int[],
-        ${column((m) => m.spot?.column ?? null)}::int[], ${column((m) => m.weight ?? null)}::float8[]
+        ${s.mediaIds}::text[], ${s.eventIds}::int[], ${s.venueIds}::int[], ${s.takenAts}::text[],
+        ${s.latitudes}::float8[], ${s.longitudes}::float8[], ${s.mediaTypes}::text[], ${s.filenames}::text[],
+        ${s.durationsSeconds}::float8[], ${s.thumbnailUrls}::text[], ${s.deviceMakes}::text[],
+        ${s.deviceModels}::text[], ${s.deviceLensModels}::text[], ${s.spotRows}::int[],
+        ${s.spotColumns}::int[], ${s.weights}::float8[]
       ) as i(media_id, event_id, venue_id, taken_at, latitude, longitude, media_type, filename,
              duration_seconds, thumbnail_url, device_make, device_model, device_lens_model,
              spot_row, spot_col, weight)
@@ -68,7 +119,7 @@ export function batchStatement({
     previous as (
       select row_id, replaced_media_id as media_id, replaced_event_id as event_id,
              replaced_media_type as media_type
-      from media_replaced(${userId}::uuid, ${sql.param(acceptedIds)}::text[])
+      from media_replaced(${userId}::uuid, ${s.acceptedIds}::text[])
     ),
     upserted as (
       insert into media (user_id, media_id, event_id, venue_id, taken_at, latitude, longitude, media_type,
@@ -146,7 +197,7 @@ export function batchStatement({
                startsAt: sql`e.starts_at`,
                endsAt: sql`e.ends_at`,
              },
-             defaultDurationMinutes,
+             s.defaultDurationMinutes,
            )}
     from recompute k
     left join deltas d on d.event_id = k.event_id
@@ -165,9 +216,18 @@ export function batchStatement({
       confidence = excluded.confidence`;
 }
 
+const batchWithValues = (() => {
+  const rendered = renderedOnce(BATCH_SLOTS, batchStatementOf);
+  return (batch: BatchWrite) => rendered(batchValues(batch));
+})();
+
 /**
  * The batch statement runs on a cached generic plan, built once per connection and kept until the next
- * ANALYZE of what it reads, so its plan must not depend on the size `media` had then. Built while `media`
+ * ANALYZE of what it reads, so its plan must not depend on the size `media` had then. The generic plan
+ * is forced: left to choose, PostgreSQL compares the generic plan's estimate with its first five custom
+ * plans, and a connection whose first batches kept nothing (cheap custom estimates) plans the whole
+ * statement again on every execution from then on, about 1 ms of PostgreSQL's CPU a batch
+ * (docs/performance.md §12). Built while `media`
  * is nearly empty (a new deployment, `bench-write` after its truncate), a plan that reads `media` by
  * sequential scan would go on doing so while the table grows (measured: 4x slower within seconds). The one
  * lookup whose best plan depends on the batch is `media_replaced`, planned per call; what the statement
@@ -179,7 +239,10 @@ export function batchStatement({
  * checks the statement fires, two per stored row, which then cost more than the statement itself
  * (measured 3.5 instead of 1.1 ms for 200 inserted rows).
  */
-const indexPathsOnly = sql`set local enable_seqscan = off`;
+export const batchPlanSettings = sql`select set_config('enable_seqscan', 'off', true),
+  set_config('plan_cache_mode', 'force_generic_plan', true)`;
+
+const cachedIndexPlans = renderedOnce([], () => batchPlanSettings)({});
 
 /** What a committed batch leaves: the user's sync mark and what the user now keeps at the answer's events. */
 export type WrittenBatch = { lastSyncAt: Date; events: AttendedRow[] };
@@ -207,7 +270,7 @@ export async function writeBatch(
   try {
     results = await inOneRoundTrip(store, [
       syncMarkStatement(batch),
-      ...(batch.acceptedIds.length > 0 ? [indexPathsOnly, batchStatement(batch)] : []),
+      ...(batch.acceptedIds.length > 0 ? [cachedIndexPlans, batchWithValues(batch)] : []),
       ...(readsEvents ? [attendedEventsQuery(batch.userId, answerEvents)] : []),
     ]);
   } catch (error) {

@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
-import { type BatchWrite, batchStatement } from "./ingest.ts";
+import { type BatchWrite, batchPlanSettings, batchStatement } from "./ingest.ts";
 
 /** The ids of a deletion split by whether the user kept an item with that id (docs/api.md §16). */
 export type MediaDeletion = { deleted: string[]; notFound: string[] };
@@ -51,8 +51,8 @@ export async function deleteMedia(
       (await store.rows<{ media_id: string }>(keptAmong(userId, distinct), tx)).map((row) => row.media_id),
     );
     if (found.size > 0) {
-      // As for a batch (src/store/ingest.ts): the statement's cached plan must not scan `media`.
-      await store.rows(sql`set local enable_seqscan = off`, tx);
+      // As for a batch (src/store/ingest.ts): the statement's cached generic plan, which cannot scan `media`.
+      await store.rows(batchPlanSettings, tx);
       await store.rows(batchStatement({ ...scope, acceptedIds: [...found], kept: [] }), tx);
     }
     return {

@@ -1,8 +1,5 @@
-import type { SQL } from "drizzle-orm";
-import { PgDialect } from "drizzle-orm/pg-core";
 import type { Store } from "./db.ts";
-
-const dialect = new PgDialect();
+import { queryOf, type Runnable, statementOf } from "./renderedStatement.ts";
 
 /** The SQLSTATE of a database error, whether the driver threw it or Drizzle wrapped it. */
 export function sqlStateOf(error: unknown): string | undefined {
@@ -21,18 +18,18 @@ export function sqlStateOf(error: unknown): string | undefined {
  * If one fails, the later ones fail with "transaction is aborted", COMMIT rolls back, and the first error
  * is thrown; nothing is stored. A transaction callback would cost a round trip each for BEGIN and COMMIT.
  */
-export async function inOneRoundTrip(store: Store, statements: readonly SQL[]): Promise<unknown[][]> {
+export async function inOneRoundTrip(store: Store, statements: readonly Runnable[]): Promise<unknown[][]> {
   if (store.client === null) {
     return store.db.transaction(async (tx) => {
       const results: unknown[][] = [];
-      for (const statement of statements) results.push(await store.rows(statement, tx));
+      for (const statement of statements) results.push(await store.rows(statementOf(statement), tx));
       return results;
     });
   }
   const connection = await store.client.reserve();
   try {
     const sent = statements.map((statement) => {
-      const query = dialect.sqlToQuery(statement);
+      const query = queryOf(statement);
       return connection.unsafe(query.sql, query.params as never[], { prepare: true });
     });
     const settled = await Promise.allSettled([
