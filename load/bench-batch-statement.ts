@@ -107,6 +107,10 @@ function ids(kept: readonly KeptMedia[]): string[] {
   return kept.map((m) => m.mediaId);
 }
 
+/** The settings the service runs a batch under (`batchPlanSettings`, src/store/ingest.ts). */
+const SERVICE_PLAN_SETTINGS =
+  "select set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)";
+
 /** The users' committed state, written once with the last module (the one whose schema is current). */
 async function seed(statement: Statement): Promise<void> {
   for (const id of Object.values(USERS)) {
@@ -137,7 +141,7 @@ async function seed(statement: Statement): Promise<void> {
 async function run(statement: Statement, batch: BatchWrite, end: "commit" | "rollback"): Promise<number> {
   const query = dialect.sqlToQuery(statement(batch));
   return client.begin(async (tx) => {
-    await tx.unsafe("set local enable_seqscan = off");
+    await tx.unsafe(SERVICE_PLAN_SETTINGS);
     const started = performance.now();
     await tx.unsafe(query.sql, query.params as never[], { prepare: true });
     const elapsed = performance.now() - started;

@@ -101,6 +101,29 @@ onBothDatabases("batch write", (storeOf) => {
     ]);
   });
 
+  test("ids with quotes, backslashes, commas and braces are kept and found again as sent", async () => {
+    const store = storeOf();
+    const userId = await newUser(store, "escaped@example.com");
+    const ids = ['say "cheese"', "C:\\DCIM\\100APPLE", 'both \\"', "a,b", "{x}", "NULL", ""];
+    await writeBatch(store, {
+      userId,
+      partnerId: "acme",
+      acceptedIds: ids,
+      kept: ids.map((id) => kept(id, 100)),
+    });
+    expect((await mediaOf(store, userId)).map((row) => row.media_id).sort()).toEqual([...ids].sort());
+    // Sent again, each id finds its stored row: nothing moves, nothing is counted twice.
+    await writeBatch(store, {
+      userId,
+      partnerId: "acme",
+      acceptedIds: ids,
+      kept: ids.map((id) => kept(id, 100)),
+    });
+    expect(await countsOf(store, userId)).toEqual([
+      { event_id: 100, media_count: ids.length, photo_count: ids.length, video_count: 0 },
+    ]);
+  });
+
   test("a batch that keeps nothing forgets what its ids matched before", async () => {
     const store = storeOf();
     const userId = await newUser(store, "forgetful@example.com");
