@@ -103,7 +103,7 @@ describe("media access paths for a user the statistics do not know", () => {
       ],
     });
     const query = new PgDialect().sqlToQuery(statement);
-    // As the server runs it: index paths only (see `indexPathsOnly` in src/store/ingest.ts).
+    // As the server runs it: index paths only (`batchPlanSettings` in src/store/batchWrite.ts).
     const [row] = await client.begin(async (tx) => {
       await tx.unsafe("set local enable_seqscan = off");
       return tx.unsafe(`explain (format json) ${query.sql}`, query.params as never[]);

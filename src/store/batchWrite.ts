@@ -46,6 +46,87 @@ export type BatchWrite = {
   defaultDurationMinutes?: number;
 };
 
+/** MATCH_DEFAULT_DURATION_MINUTES's default (src/config.ts). */
+const DEFAULT_DURATION_MINUTES = 300;
+
+/** The batch statement's values, one slot each: the user, the accepted ids, a column of the kept items. */
+export const BATCH_SLOTS = [
+  "userId",
+  "acceptedIds",
+  "mediaIds",
+  "eventIds",
+  "venueIds",
+  "takenAts",
+  "latitudes",
+  "longitudes",
+  "mediaTypes",
+  "filenames",
+  "durationsSeconds",
+  "thumbnailUrls",
+  "deviceMakes",
+  "deviceModels",
+  "deviceLensModels",
+  "spotRows",
+  "spotColumns",
+  "weights",
+  "defaultDurationMinutes",
+] as const;
+export type BatchSlot = (typeof BATCH_SLOTS)[number];
+
+export function batchValues({
+  userId,
+  acceptedIds,
+  kept,
+  defaultDurationMinutes = DEFAULT_DURATION_MINUTES,
+}: BatchWrite): Record<BatchSlot, unknown> {
+  const column = <T>(pick: (item: KeptMedia) => T) => kept.map(pick);
+  return {
+    userId,
+    acceptedIds,
+    mediaIds: column((m) => m.mediaId),
+    eventIds: column((m) => m.eventId),
+    venueIds: column((m) => m.venueId),
+    takenAts: column((m) => m.takenAt),
+    latitudes: column((m) => m.latitude),
+    longitudes: column((m) => m.longitude),
+    mediaTypes: column((m) => m.mediaType),
+    filenames: column((m) => m.filename),
+    durationsSeconds: column((m) => m.durationSeconds),
+    thumbnailUrls: column((m) => m.thumbnailUrl),
+    deviceMakes: column((m) => m.deviceMake),
+    deviceModels: column((m) => m.deviceModel),
+    deviceLensModels: column((m) => m.deviceLensModel),
+    spotRows: column((m) => m.spot?.row ?? null),
+    spotColumns: column((m) => m.spot?.column ?? null),
+    weights: column((m) => m.weight ?? null),
+    defaultDurationMinutes,
+  };
+}
+
+/**
+ * The batch statement runs on a cached generic plan, built once per connection and kept until the next
+ * ANALYZE of what it reads, so its plan must not depend on the size `media` had then. The generic plan
+ * is forced: left to choose, PostgreSQL compares the generic plan's estimate with its first five custom
+ * plans, and a connection whose first batches kept nothing (cheap custom estimates) plans the whole
+ * statement again on every execution from then on, about 1 ms of PostgreSQL's CPU a batch
+ * (docs/performance.md §12). Built while `media` is nearly empty (a new deployment, `bench-write` after
+ * its truncate), a plan that reads `media` by sequential scan would go on doing so while the table grows
+ * (measured: 4x slower within seconds). The one lookup whose best plan depends on the batch is
+ * `media_replaced`, planned per call; what the statement reads besides has one good path each (the
+ * removal by row id, start times by events' key), and with sequential scans priced out the planner has
+ * nothing else to pick. The settings last until the commit, so they hold the read after the batch (key
+ * and index lookups of a few events) to index paths as well.
+ *
+ * Why not plan every execution instead: `plan_cache_mode = force_custom_plan` also replans the foreign-key
+ * checks the statement fires, two per stored row, which then cost more than the statement itself
+ * (measured 3.5 instead of 1.1 ms for 200 inserted rows).
+ */
+const PLAN_SETTINGS = sql`set_config('enable_seqscan', 'off', true),
+  set_config('plan_cache_mode', 'force_generic_plan', true)`;
+
+/** The settings a batch statement runs under, for a transaction that does not start with the sync mark. */
+export const batchPlanSettings = sql`select ${PLAN_SETTINGS}`;
+
 const syncMark = renderedOnce(
   ["userId", "partnerId", "writes"],
   ({
@@ -53,7 +134,7 @@ const syncMark = renderedOnce(
     partnerId,
     writes,
   }) => sql`select mark_batch_sync(${userId}::uuid, ${partnerId}, ${writes}::boolean)
-    as last_sync_ms
+    as last_sync_ms, ${PLAN_SETTINGS}
     from pg_advisory_xact_lock_shared(${ATTENDANCE_COPIES_LOCK}::int8) as copies_lock`,
 );
 
@@ -61,6 +142,7 @@ const syncMark = renderedOnce(
  * The user's sync mark and row lock, and the batch's user lookup: drizzle/0002_batch_sync_mark.sql.
  * It first takes ATTENDANCE_COPIES_LOCK shared (a function in FROM runs before the select list), before
  * any statement of the batch reads an event, so a catalog import's refresh of user_events waits for it.
+ * It also sets what the batch statement runs under (`PLAN_SETTINGS`), which lasts until the commit.
  */
 export function syncMarkStatement({ userId, partnerId, acceptedIds }: BatchWrite): BoundStatement {
   return syncMark({ userId, partnerId, writes: acceptedIds.length > 0 });

@@ -1,5 +1,13 @@
 import { type SQL, sql } from "drizzle-orm";
-import { type BatchWrite, type KeptMedia, NO_SUCH_USER, syncMarkStatement } from "./batchWrite.ts";
+import {
+  BATCH_SLOTS,
+  type BatchSlot,
+  type BatchWrite,
+  batchValues,
+  type KeptMedia,
+  NO_SUCH_USER,
+  syncMarkStatement,
+} from "./batchWrite.ts";
 import { confidenceCtes, confidenceValue } from "./confidenceSql.ts";
 import type { Store } from "./db.ts";
 import { type AttendedRow, attendedEventsQuery, mediaListAggregate } from "./eventDetails.ts";
@@ -7,9 +15,6 @@ import { renderedOnce, type Slots } from "./renderedStatement.ts";
 import { inOneRoundTrip, sqlStateOf } from "./roundTrip.ts";
 
 export type { BatchWrite, KeptMedia };
-
-/** MATCH_DEFAULT_DURATION_MINUTES's default (src/config.ts). */
-const DEFAULT_DURATION_MINUTES = 300;
 
 /**
  * One statement for the whole batch: upserts the kept items, deletes accepted items that no longer match,
@@ -46,60 +51,6 @@ const DEFAULT_DURATION_MINUTES = 300;
  */
 export function batchStatement(batch: BatchWrite): SQL {
   return batchWithValues(batch).statement();
-}
-
-/** The batch statement's values, one slot each: the user, the accepted ids, a column of the kept items. */
-const BATCH_SLOTS = [
-  "userId",
-  "acceptedIds",
-  "mediaIds",
-  "eventIds",
-  "venueIds",
-  "takenAts",
-  "latitudes",
-  "longitudes",
-  "mediaTypes",
-  "filenames",
-  "durationsSeconds",
-  "thumbnailUrls",
-  "deviceMakes",
-  "deviceModels",
-  "deviceLensModels",
-  "spotRows",
-  "spotColumns",
-  "weights",
-  "defaultDurationMinutes",
-] as const;
-type BatchSlot = (typeof BATCH_SLOTS)[number];
-
-function batchValues({
-  userId,
-  acceptedIds,
-  kept,
-  defaultDurationMinutes = DEFAULT_DURATION_MINUTES,
-}: BatchWrite): Record<BatchSlot, unknown> {
-  const column = <T>(pick: (item: KeptMedia) => T) => kept.map(pick);
-  return {
-    userId,
-    acceptedIds,
-    mediaIds: column((m) => m.mediaId),
-    eventIds: column((m) => m.eventId),
-    venueIds: column((m) => m.venueId),
-    takenAts: column((m) => m.takenAt),
-    latitudes: column((m) => m.latitude),
-    longitudes: column((m) => m.longitude),
-    mediaTypes: column((m) => m.mediaType),
-    filenames: column((m) => m.filename),
-    durationsSeconds: column((m) => m.durationSeconds),
-    thumbnailUrls: column((m) => m.thumbnailUrl),
-    deviceMakes: column((m) => m.deviceMake),
-    deviceModels: column((m) => m.deviceModel),
-    deviceLensModels: column((m) => m.deviceLensModel),
-    spotRows: column((m) => m.spot?.row ?? null),
-    spotColumns: column((m) => m.spot?.column ?? null),
-    weights: column((m) => m.weight ?? null),
-    defaultDurationMinutes,
-  };
 }
 
 function batchStatementOf(s: Slots<BatchSlot>): SQL {
@@ -221,29 +172,6 @@ const batchWithValues = (() => {
   return (batch: BatchWrite) => rendered(batchValues(batch));
 })();
 
-/**
- * The batch statement runs on a cached generic plan, built once per connection and kept until the next
- * ANALYZE of what it reads, so its plan must not depend on the size `media` had then. The generic plan
- * is forced: left to choose, PostgreSQL compares the generic plan's estimate with its first five custom
- * plans, and a connection whose first batches kept nothing (cheap custom estimates) plans the whole
- * statement again on every execution from then on, about 1 ms of PostgreSQL's CPU a batch
- * (docs/performance.md §12). Built while `media`
- * is nearly empty (a new deployment, `bench-write` after its truncate), a plan that reads `media` by
- * sequential scan would go on doing so while the table grows (measured: 4x slower within seconds). The one
- * lookup whose best plan depends on the batch is `media_replaced`, planned per call; what the statement
- * reads besides has one good path each (the removal by row id, start times by events' key), and with
- * sequential scans priced out the planner has nothing else to pick. The setting lasts until the commit,
- * so it holds the read after the batch (key and index lookups of a few events) to index paths as well.
- *
- * Why not plan every execution instead: `plan_cache_mode = force_custom_plan` also replans the foreign-key
- * checks the statement fires, two per stored row, which then cost more than the statement itself
- * (measured 3.5 instead of 1.1 ms for 200 inserted rows).
- */
-export const batchPlanSettings = sql`select set_config('enable_seqscan', 'off', true),
-  set_config('plan_cache_mode', 'force_generic_plan', true)`;
-
-const cachedIndexPlans = renderedOnce([], () => batchPlanSettings)({});
-
 /** What a committed batch leaves: the user's sync mark and what the user now keeps at the answer's events. */
 export type WrittenBatch = { lastSyncAt: Date; events: AttendedRow[] };
 
@@ -270,7 +198,7 @@ export async function writeBatch(
   try {
     results = await inOneRoundTrip(store, [
       syncMarkStatement(batch),
-      ...(batch.acceptedIds.length > 0 ? [cachedIndexPlans, batchWithValues(batch)] : []),
+      ...(batch.acceptedIds.length > 0 ? [batchWithValues(batch)] : []),
       ...(readsEvents ? [attendedEventsQuery(batch.userId, answerEvents)] : []),
     ]);
   } catch (error) {

@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
+import { type BatchWrite, batchPlanSettings } from "./batchWrite.ts";
 import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
-import { type BatchWrite, batchPlanSettings, batchStatement } from "./ingest.ts";
+import { batchStatement } from "./ingest.ts";
 
 /** The ids of a deletion split by whether the user kept an item with that id (docs/api.md §16). */
 export type MediaDeletion = { deleted: string[]; notFound: string[] };
