@@ -9,9 +9,8 @@ import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 
 /**
  * The batch statement must run on its cached generic plan on every connection (src/store/ingest.ts).
- * Left to PostgreSQL's choice, a connection whose first batches keep nothing (the common batch: most of
- * a camera roll matches no event) prices the generic plan against five cheap custom plans and plans the
- * whole statement again on every later execution. One connection, so that every batch and the read of
+ * Left to PostgreSQL's choice, a connection whose first batches keep nothing prices the generic plan
+ * against five cheap custom plans and plans the whole statement again on every later execution. One connection, so that every batch and the read of
  * its prepared statements share one session.
  */
 
@@ -34,7 +33,11 @@ afterAll(async () => {
 test("batches that keep nothing leave the batch statement on its generic plan", async () => {
   const { store } = database;
   for (let batch = 0; batch < 8; batch++) {
-    const acceptedIds = Array.from({ length: 50 }, (_, i) => `unmatched-${batch}-${i}`);
+    // Ids that were kept once, so the batch statement runs (a batch whose ids were never kept skips it).
+    const acceptedIds = Array.from({ length: 50 }, (_, i) => `gone-${batch}-${i}`);
+    await store.rows(sql`insert into media (user_id, media_id, event_id, venue_id, taken_at, latitude,
+        longitude, media_type)
+      select ${USER}::uuid, id, 100, 1, now(), 40.75, -73.99, 'photo' from unnest(${sql.param(acceptedIds)}::text[]) id`);
     expect(
       await writeBatch(store, { userId: USER, partnerId: "acme", acceptedIds, kept: [] }),
     ).not.toBeNull();
@@ -43,4 +46,18 @@ test("batches that keep nothing leave the batch statement on its generic plan", 
     select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements
     where statement like '%with incoming as%'`);
   expect(plans).toEqual({ generic: 8, custom: 0 });
+});
+
+test("a batch that keeps nothing and replaces nothing does not run the batch statement", async () => {
+  const { store } = database;
+  const acceptedIds = Array.from({ length: 50 }, (_, i) => `never-kept-${i}`);
+  const [before] = await store.rows<{ runs: number }>(sql`
+    select coalesce(sum(generic_plans + custom_plans), 0)::int as runs from pg_prepared_statements
+    where statement like '%with incoming as%'`);
+  const written = await writeBatch(store, { userId: USER, partnerId: "acme", acceptedIds, kept: [] });
+  expect(written?.lastSyncAt).toBeInstanceOf(Date);
+  const [after] = await store.rows<{ runs: number }>(sql`
+    select coalesce(sum(generic_plans + custom_plans), 0)::int as runs from pg_prepared_statements
+    where statement like '%with incoming as%'`);
+  expect(after?.runs).toBe(before?.runs ?? -1);
 });

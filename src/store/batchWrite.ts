@@ -150,3 +150,16 @@ export function syncMarkStatement({ userId, partnerId, acceptedIds }: BatchWrite
 
 /** What `mark_batch_sync` raises when the partner has no such user. */
 export const NO_SUCH_USER = "P0002";
+
+/** What `batch_replaces_nothing` raises when some of the batch's ids are stored (drizzle/0008). */
+export const REPLACES_STORED = "RB001";
+
+const replacesNothing = renderedOnce(
+  ["userId", "acceptedIds"],
+  ({ userId, acceptedIds }) => sql`select batch_replaces_nothing(${userId}::uuid, ${acceptedIds}::text[])`,
+);
+
+/** The write of a batch that keeps nothing when none of its ids is stored (`writeBatch`). */
+export function replacesNothingStatement({ userId, acceptedIds }: BatchWrite): BoundStatement {
+  return replacesNothing({ userId, acceptedIds });
+}

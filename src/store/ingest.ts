@@ -6,12 +6,14 @@ import {
   batchValues,
   type KeptMedia,
   NO_SUCH_USER,
+  REPLACES_STORED,
+  replacesNothingStatement,
   syncMarkStatement,
 } from "./batchWrite.ts";
 import { confidenceCtes, confidenceValue } from "./confidenceSql.ts";
 import type { Store } from "./db.ts";
 import { type AttendedRow, attendedEventsQuery, mediaListAggregate } from "./eventDetails.ts";
-import { renderedOnce, type Slots } from "./renderedStatement.ts";
+import { type Runnable, renderedOnce, type Slots } from "./renderedStatement.ts";
 import { inOneRoundTrip, sqlStateOf } from "./roundTrip.ts";
 
 export type { BatchWrite, KeptMedia };
@@ -187,22 +189,56 @@ export type WrittenBatch = { lastSyncAt: Date; events: AttendedRow[] };
  * row lock inside its own statement would still read `previous` from before the other batch committed,
  * and the counts would drift. As a statement of its own the lock is held before the batch statement
  * takes its snapshot (READ COMMITTED). Sending them together keeps the whole batch one round trip.
+ *
+ * A batch that keeps nothing (most of them: most of a camera roll matches no event) is first sent with
+ * the sync mark and `batch_replaces_nothing` (drizzle/0008) in place of the batch statement: when none
+ * of its ids is stored, that is the whole write. When some are, the transaction rolls back and the batch
+ * goes again with the batch statement, which removes them: two round trips for a rare batch, against
+ * starting the batch statement's plan for every batch that has nothing to write.
  */
 export async function writeBatch(
   store: Store,
   batch: BatchWrite,
   answerEvents: readonly number[] = [],
 ): Promise<WrittenBatch | null> {
+  if (batch.kept.length === 0 && batch.acceptedIds.length > 0 && answerEvents.length === 0) {
+    const written = await sendBatch(
+      store,
+      [syncMarkStatement(batch), replacesNothingStatement(batch)],
+      false,
+    );
+    if (written !== REPLACES_STORED) return written;
+  }
   const readsEvents = answerEvents.length > 0;
-  let results: unknown[][];
-  try {
-    results = await inOneRoundTrip(store, [
+  const written = await sendBatch(
+    store,
+    [
       syncMarkStatement(batch),
       ...(batch.acceptedIds.length > 0 ? [batchWithValues(batch)] : []),
       ...(readsEvents ? [attendedEventsQuery(batch.userId, answerEvents)] : []),
-    ]);
+    ],
+    readsEvents,
+  );
+  if (written === REPLACES_STORED) throw new Error("the batch statement raised for stored items");
+  return written;
+}
+
+/**
+ * One transaction of `writeBatch`, the sync mark first: what it left, null for no such user, or
+ * REPLACES_STORED when `batch_replaces_nothing` found stored items (nothing was written).
+ */
+async function sendBatch(
+  store: Store,
+  statements: readonly Runnable[],
+  readsEvents: boolean,
+): Promise<WrittenBatch | null | typeof REPLACES_STORED> {
+  let results: unknown[][];
+  try {
+    results = await inOneRoundTrip(store, statements);
   } catch (error) {
-    if (sqlStateOf(error) === NO_SUCH_USER) return null;
+    const state = sqlStateOf(error);
+    if (state === NO_SUCH_USER) return null;
+    if (state === REPLACES_STORED) return REPLACES_STORED;
     throw error;
   }
   // The rows' shapes are those of the statements above: the sync mark's one column, attendedEventsQuery's.
