@@ -77,31 +77,6 @@ describe("media access paths for a user the statistics do not know", () => {
     expect(await mediaAccessOf(bound)).toEqual(["media_user_id_media_id_pk"]);
   });
 
-  test("a batch that keeps nothing looks its ids up by primary key on its generic plan", async () => {
-    const client = database.store.client;
-    if (client === null) throw new Error("these tests need PostgreSQL");
-    const [fn] = await database.store.rows<{ source: string }>(
-      sql`select prosrc as source from pg_proc where proname = 'batch_replaces_nothing'`,
-    );
-    const probe = /PERFORM 1\s+([\s\S]+?);/.exec(fn?.source ?? "")?.[1];
-    if (probe === undefined) throw new Error("batch_replaces_nothing has no PERFORM");
-    const text = `select 1 ${probe}`.replaceAll("batch_user", "$1").replaceAll("batch_ids", "$2");
-    // The function's own settings (drizzle/0008), and its plan as PL/pgSQL caches it: generic.
-    const [row] = await client.begin(async (tx) => {
-      await tx.unsafe("set local plan_cache_mode = force_generic_plan");
-      await tx.unsafe("set local enable_seqscan = off");
-      await tx.unsafe(`prepare replaces_probe(uuid, text[]) as ${text}`);
-      const explained = await tx.unsafe(
-        `explain (format json) execute replaces_probe('${NEW_USER}', array['IMG_00000001', 'IMG_00000002'])`,
-      );
-      await tx.unsafe("deallocate replaces_probe");
-      return explained;
-    });
-    const [plan] = (row?.["QUERY PLAN"] ?? []) as { Plan: PlanNode }[];
-    if (plan === undefined) throw new Error("EXPLAIN returned no plan");
-    expect(mediaAccess(plan.Plan)).toEqual(["media_user_id_media_id_pk"]);
-  });
-
   test("a batch renders an event's media list from the (user, event) index", async () => {
     const client = database.store.client;
     if (client === null) throw new Error("these tests need PostgreSQL");
