@@ -22,8 +22,8 @@ import type { CatalogSample } from "../traffic/sample.ts";
  * what the API would have stored for them: a `users` row, `media` rows at real licensed events (inside
  * the window and the venue radius) with their confidence weights and spots, one `user_events` row per
  * (user, event) with its counts and confidence, its media list in `user_event_media`, and the user's
- * spot rows in `user_venue_spots`. The confidence comes from src/confidence/userConfidence.ts, as the
- * backfill computes it, so a seeded database needs no `confidence backfill` before it is measured.
+ * spot rows in `user_venue_spots`. The confidence is computed as the backfill computes it (same
+ * functions), so a seeded database needs no `confidence backfill` before it is measured.
  */
 
 export type SeedOptions = {

@@ -12,9 +12,9 @@ import {
 /**
  * One user's confidences from the user's kept items, as the batch statement keeps them
  * (docs/api.md §15): each item's weight and spot, then each event's confidence with the routine spots
- * of the user's items per venue. The backfill computes what a batch did not (src/store/confidenceBackfill.ts)
- * and the load tool's data-scale seed writes what batches would have (load/seed/keptItems.ts): one
- * implementation, so the two cannot drift apart from each other.
+ * of the user's items per venue. The confidence backfill computes with it what no batch did, and the
+ * load tool's data-scale seed what batches would have stored: one implementation, so a seeded database
+ * holds what the backfill would leave on it.
  */
 
 /** A kept item with the catalog's facts its weight and spot are measured against. */
