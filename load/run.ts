@@ -1,4 +1,5 @@
 import { SingleBar } from "cli-progress";
+import { sql } from "drizzle-orm";
 import { ConfigError, isInteractive, loadConfig } from "../src/config.ts";
 import type { Store } from "../src/store/db.ts";
 import { describeFailure } from "../src/store/failures.ts";
@@ -42,6 +43,13 @@ async function seedIfWanted(
   const existing = (await keptUsers(store, partnerId)).length;
   if (existing > 0) {
     log(`the partner has ${existing} kept users already: reading theirs, not loading ${keptItems} items`);
+    // A database kept from before the seed wrote confidences has history rows without one.
+    const [unscored] = await store.rows<{ rows: number }>(
+      sql`select count(*)::int as rows from user_events where confidence is null`,
+    );
+    if ((unscored?.rows ?? 0) > 0) {
+      log(`${unscored?.rows} history rows have no confidence: run \`bun run cli confidence backfill\` on it`);
+    }
     return;
   }
   if (store.client === null) throw new Error("--kept-items needs PostgreSQL (COPY)");

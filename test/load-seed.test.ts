@@ -6,6 +6,7 @@ import { readCatalogSample } from "../load/traffic/sample.ts";
 import { parseConfig } from "../src/config.ts";
 import { haversineMeters } from "../src/shards/geo.ts";
 import { Random } from "../src/store/catalog/generate/random.ts";
+import { backfillConfidence } from "../src/store/confidenceBackfill.ts";
 import { seedCatalog } from "./support/catalogFixtures.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
@@ -120,5 +121,32 @@ describe("data-scale seeding", () => {
     expect(stats.status).toBe(200);
     expect(stats.body.media_count).toBe(expected?.media);
     expect(stats.body.has_synced).toBe(true);
+  });
+
+  test("weights, spots and confidences are what the backfill computes from the stored items", async () => {
+    const snapshot = () =>
+      server.store.rows(sql`
+        select 'media' as kind, user_id::text, media_id as id, weight::text as value,
+               concat_ws(',', spot_row, spot_col) as more
+        from media
+        union all
+        select 'history', user_id::text, event_id::text, confidence::text, null from user_events
+        union all
+        select 'spot', user_id::text, concat_ws(',', venue_id, spot_row, spot_col, event_id), items::text, null
+        from user_venue_spots
+        order by 1, 2, 3`);
+    const seeded = await snapshot();
+    const [gaps] = await server.store.rows<{ items: number; rows: number; spots: number }>(sql`
+      select (select count(*)::int from media where weight is null) as items,
+             (select count(*)::int from user_events where confidence is null) as rows,
+             (select count(*)::int from user_venue_spots) as spots`);
+    expect(gaps?.items).toBe(0);
+    expect(gaps?.rows).toBe(0);
+    // Items outside the venues' cores exist, or the spot rows would be compared empty.
+    expect(gaps?.spots).toBeGreaterThan(0);
+    // Every item placed again from what is stored, every spot row and confidence rebuilt.
+    const counts = await backfillConfidence(server.store, settings, { replace: true });
+    expect(counts.items).toBe(KEPT);
+    expect(await snapshot()).toEqual(seeded);
   });
 });

@@ -3,6 +3,7 @@ import { pipeline } from "node:stream/promises";
 import { sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
+import { type ScoredItem, scoreItem, userConfidences } from "../../src/confidence/userConfidence.ts";
 import type { IndexEvent, IndexVenue, MatchSettings } from "../../src/shards/matcher.ts";
 import { Random } from "../../src/store/catalog/generate/random.ts";
 import { mediaListJson, storedItemJson } from "../../src/store/eventDetails.ts";
@@ -19,8 +20,10 @@ import type { CatalogSample } from "../traffic/sample.ts";
 /**
  * Data-scale mode: users with kept media written straight into PostgreSQL with COPY, consistent with
  * what the API would have stored for them: a `users` row, `media` rows at real licensed events (inside
- * the window and the venue radius), one `user_events` row per (user, event) with its counts, and its
- * media list in `user_event_media`.
+ * the window and the venue radius) with their confidence weights and spots, one `user_events` row per
+ * (user, event) with its counts and confidence, its media list in `user_event_media`, and the user's
+ * spot rows in `user_venue_spots`. The confidence is computed as the backfill computes it (same
+ * functions), so a seeded database needs no `confidence backfill` before it is measured.
  */
 
 export type SeedOptions = {
@@ -98,7 +101,8 @@ function* chunked(lines: Iterable<string>, onProgress?: (rows: number) => void):
 
 /**
  * The media rows of every user; the user_events line of each attended event (a small fraction of the
- * media) is collected on the side and written by a second COPY afterwards.
+ * media) is collected on the side and written by a second COPY afterwards. A user's history lines wait
+ * for all of the user's items: an event's confidence depends on the user's spots at its venue.
  */
 function* mediaLines(
   random: Random,
@@ -109,6 +113,8 @@ function* mediaLines(
 ): Generator<string> {
   for (const user of users) {
     let sequence = 0;
+    const scored: ScoredItem[] = [];
+    const counts: { eventId: number; media: number; videos: number }[] = [];
     for (const [e, event] of user.events.entries()) {
       const venue = venues.get(event.venueId);
       if (!venue) throw new Error(`event ${event.id} has no venue in the sample`);
@@ -125,11 +131,30 @@ function* mediaLines(
         const thumbnail = random.chance(0.5)
           ? `https://cdn.partner.example/thumbs/${mediaId.slice(0, 17)}.jpg`
           : "\\N";
+        // Scored at the coordinates as stored (rounded), as a batch and the backfill see them.
+        const item = {
+          eventId: event.id,
+          venueId: venue.id,
+          latitude: roundCoordinate(place.latitude),
+          longitude: roundCoordinate(place.longitude),
+          takenAtMs,
+          startsAtMs: event.startsAtMs,
+          endsAtMs: event.endsAtMs,
+        };
+        const { weight, spot } = scoreItem({ ...item, venue }, settings);
+        scored.push({ ...item, weight, spot });
         yield `${user.id}\t${mediaId}\t${event.id}\t${venue.id}\t${new Date(takenAtMs).toISOString()}\t` +
-          `${roundCoordinate(place.latitude)}\t${roundCoordinate(place.longitude)}\t${video ? "video" : "photo"}\t` +
-          `${file}\t${video ? random.int(3, 180) : "\\N"}\t${thumbnail}\tApple\tiPhone 15 Pro\t\\N\n`;
+          `${item.latitude}\t${item.longitude}\t${video ? "video" : "photo"}\t` +
+          `${file}\t${video ? random.int(3, 180) : "\\N"}\t${thumbnail}\tApple\tiPhone 15 Pro\t\\N\t` +
+          `${weight}\t${spot?.row ?? "\\N"}\t${spot?.column ?? "\\N"}\n`;
       }
-      userEventLines.push(`${user.id}\t${event.id}\t${times.length}\t${times.length - videos}\t${videos}\n`);
+      counts.push({ eventId: event.id, media: times.length, videos });
+    }
+    const confidences = userConfidences(scored, settings);
+    for (const { eventId, media, videos } of counts) {
+      userEventLines.push(
+        `${user.id}\t${eventId}\t${media}\t${media - videos}\t${videos}\t${confidences.get(eventId)}\n`,
+      );
     }
   }
 }
@@ -175,27 +200,32 @@ export async function seedKeptItems(
     await copy(
       connection,
       "media (user_id, media_id, event_id, venue_id, taken_at, latitude, longitude, media_type, filename, " +
-        "duration_seconds, thumbnail_url, device_make, device_model, device_lens_model)",
+        "duration_seconds, thumbnail_url, device_make, device_model, device_lens_model, weight, spot_row, spot_col)",
       chunked(mediaLines(random, users, venues, options.settings, userEventLines), options.onProgress),
     );
     // user_events copies facts of its event (start, local start, venue, licence): they come from the
     // catalog in one join, as a batch takes them from it.
     await connection`create temp table seed_user_events (user_id uuid, event_id integer,
-      media_count integer, photo_count integer, video_count integer)`;
+      media_count integer, photo_count integer, video_count integer, confidence smallint)`;
     await copy(
       connection,
-      "seed_user_events (user_id, event_id, media_count, photo_count, video_count)",
+      "seed_user_events (user_id, event_id, media_count, photo_count, video_count, confidence)",
       chunked(userEventLines),
     );
     await connection`insert into user_events (user_id, event_id, starts_at, starts_at_local, venue_id,
-        licensed, media_count, photo_count, video_count)
+        licensed, media_count, photo_count, video_count, confidence)
       select s.user_id, s.event_id, e.starts_at, e.starts_at_local, e.venue_id, e.licensed,
-        s.media_count, s.photo_count, s.video_count
+        s.media_count, s.photo_count, s.video_count, s.confidence
       from seed_user_events s join events e on e.id = s.event_id`;
     await connection`drop table seed_user_events`;
+    // One row per (spot cell, event) with its items, as the batch statement keeps them: counted from
+    // the media rows just written rather than a third stream beside them.
+    await connection`insert into user_venue_spots (user_id, venue_id, spot_row, spot_col, event_id, items)
+      select user_id, venue_id, spot_row, spot_col, event_id, count(*)::int from media
+      where spot_row is not null group by user_id, venue_id, spot_row, spot_col, event_id`;
     await connection.unsafe(RENDER_LISTS);
     await connection`reset session_replication_role`;
-    await connection`analyze users, media, user_events, user_event_media`;
+    await connection`analyze users, media, user_events, user_event_media, user_venue_spots`;
   } finally {
     connection.release();
   }

@@ -80,7 +80,7 @@ const MINUTE_MS = 60_000;
  * The matching settings a place is measured with (`MatchSettings` of src/shards/matcher.ts, which
  * imports `ItemPlace` from here: named by shape so the two modules do not import each other).
  */
-type PlaceSettings = {
+export type PlaceSettings = {
   radiusM: number;
   beforeMinutes: number;
   afterMinutes: number;

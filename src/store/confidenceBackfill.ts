@@ -1,13 +1,5 @@
 import { sql } from "drizzle-orm";
-import {
-  cellKey,
-  hundredthsOfWeights,
-  itemPlace,
-  itemWeight,
-  routineCells,
-  spotCell,
-  type WeightedItem,
-} from "../confidence/confidence.ts";
+import { type ScoredItem, scoreItem, userConfidences } from "../confidence/userConfidence.ts";
 import type { MatchSettings } from "../shards/matcher.ts";
 import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
 
@@ -40,7 +32,7 @@ type ItemRow = {
   radius_m: number | null;
 };
 
-type Placed = ItemRow & { weight: number; spot: { row: number; column: number } | null; changed: boolean };
+type Placed = ScoredItem & { mediaId: string; changed: boolean };
 
 export type BackfillCounts = { users: number; items: number; events: number };
 
@@ -55,49 +47,24 @@ async function usersToFill(store: Store, replace: boolean): Promise<string[]> {
   return rows.map((row) => row.user_id);
 }
 
+/** An item's weight and spot: as stored, or (new, or with `replace`) worked out from the catalog. */
 function place(row: ItemRow, settings: MatchSettings, replace: boolean): Placed {
-  const kept = row.spot_row !== null && row.spot_col !== null;
+  const item = {
+    mediaId: row.media_id,
+    eventId: row.event_id,
+    venueId: row.venue_id,
+    takenAtMs: row.taken_ms,
+    startsAtMs: row.starts_ms,
+    endsAtMs: row.ends_ms,
+  };
   if (!replace && row.weight !== null) {
-    return {
-      ...row,
-      weight: row.weight,
-      spot: kept ? { row: row.spot_row as number, column: row.spot_col as number } : null,
-      changed: false,
-    };
+    const kept = row.spot_row !== null && row.spot_col !== null;
+    const spot = kept ? { row: row.spot_row as number, column: row.spot_col as number } : null;
+    return { ...item, weight: row.weight, spot, changed: false };
   }
   const venue = { latitude: row.venue_latitude, longitude: row.venue_longitude, radiusM: row.radius_m };
-  const event = { startsAtMs: row.starts_ms, endsAtMs: row.ends_ms };
-  const item = { latitude: row.latitude, longitude: row.longitude, takenAtMs: row.taken_ms };
-  return {
-    ...row,
-    weight: itemWeight(itemPlace(item, venue, event, settings)),
-    spot: spotCell(item, { ...venue, radiusM: row.radius_m ?? settings.radiusM }),
-    changed: true,
-  };
-}
-
-/** Each event's confidence in hundredths from the user's placed items, routine spots per venue. */
-function confidences(items: readonly Placed[], settings: MatchSettings): Map<number, number> {
-  const cellsByVenue = new Map<number, Map<number, Set<number>>>();
-  for (const item of items) {
-    if (item.spot === null) continue;
-    const cells = cellsByVenue.get(item.venue_id) ?? new Map<number, Set<number>>();
-    const at = cellKey(item.spot.row, item.spot.column);
-    cells.set(at, (cells.get(at) ?? new Set<number>()).add(item.event_id));
-    cellsByVenue.set(item.venue_id, cells);
-  }
-  const routineByVenue = new Map([...cellsByVenue].map(([venue, cells]) => [venue, routineCells(cells)]));
-  const byEvent = new Map<number, { start: number; end: number; items: WeightedItem[] }>();
-  for (const item of items) {
-    const routine =
-      item.spot !== null &&
-      (routineByVenue.get(item.venue_id)?.has(cellKey(item.spot.row, item.spot.column)) ?? false);
-    const end = item.ends_ms ?? item.starts_ms + settings.defaultDurationMinutes * 60_000;
-    const entry = byEvent.get(item.event_id) ?? { start: item.starts_ms, end, items: [] };
-    entry.items.push({ weight: item.weight, takenAtMs: item.taken_ms, routine });
-    byEvent.set(item.event_id, entry);
-  }
-  return new Map([...byEvent].map(([id, e]) => [id, hundredthsOfWeights(e.items, e.start, e.end)]));
+  const score = scoreItem({ ...item, latitude: row.latitude, longitude: row.longitude, venue }, settings);
+  return { ...item, ...score, changed: true };
 }
 
 /** One user's weights, spots and confidences, in one transaction under the user's row lock. */
@@ -110,17 +77,24 @@ async function fillUser(
   return store.db.transaction(async (tx) => {
     await store.rows(sql`select pg_advisory_xact_lock_shared(${ATTENDANCE_COPIES_LOCK}::int8)`, tx);
     await store.rows(sql`select id from users where id = ${userId}::uuid for update`, tx);
+    // Milliseconds multiplied out in numeric, then cast: the exact instant a batch measured the item at,
+    // where seconds cast first and multiplied in float8 can land a unit in the last place beside it.
+    // The items are reached through the user's history rows, one (user, event) lookup each, as a
+    // history page reaches them: media.user_id keeps no statistics (docs/architecture.md §6), so led
+    // by `m.user_id = $1` the planner expects 0.5 % of the table, and at 2M kept items hashed all of
+    // events for every user (docs/performance.md §11). Every kept item has its history row.
     const rows = await store.rows<ItemRow>(
       sql`
       select m.media_id, m.event_id, m.venue_id, m.latitude, m.longitude,
-             extract(epoch from m.taken_at)::float8 * 1000 as taken_ms, m.weight, m.spot_row, m.spot_col,
-             extract(epoch from e.starts_at)::float8 * 1000 as starts_ms,
-             extract(epoch from e.ends_at)::float8 * 1000 as ends_ms,
+             (extract(epoch from m.taken_at) * 1000)::float8 as taken_ms, m.weight, m.spot_row, m.spot_col,
+             (extract(epoch from e.starts_at) * 1000)::float8 as starts_ms,
+             (extract(epoch from e.ends_at) * 1000)::float8 as ends_ms,
              v.latitude as venue_latitude, v.longitude as venue_longitude, v.radius_m
-      from media m
-      join events e on e.id = m.event_id
+      from user_events ue
+      join events e on e.id = ue.event_id
+      join media m on m.user_id = ue.user_id and m.event_id = ue.event_id
       join venues v on v.id = m.venue_id
-      where m.user_id = ${userId}::uuid`,
+      where ue.user_id = ${userId}::uuid`,
       tx,
     );
     const items = rows.map((row) => place(row, settings, replace));
@@ -129,7 +103,7 @@ async function fillUser(
       await store.rows(
         sql`
         update media m set weight = u.weight, spot_row = u.spot_row, spot_col = u.spot_col
-        from unnest(${sql.param(changed.map((i) => i.media_id))}::text[],
+        from unnest(${sql.param(changed.map((i) => i.mediaId))}::text[],
                     ${sql.param(changed.map((i) => i.weight))}::float8[],
                     ${sql.param(changed.map((i) => i.spot?.row ?? null))}::int[],
                     ${sql.param(changed.map((i) => i.spot?.column ?? null))}::int[])
@@ -146,15 +120,15 @@ async function fillUser(
         sql`
         insert into user_venue_spots (user_id, venue_id, spot_row, spot_col, event_id, items)
         select ${userId}::uuid, venue_id, spot_row, spot_col, event_id, count(*)::int
-        from unnest(${sql.param(spotted.map((i) => i.venue_id))}::int[],
+        from unnest(${sql.param(spotted.map((i) => i.venueId))}::int[],
                     ${sql.param(spotted.map((i) => i.spot?.row ?? 0))}::int[],
                     ${sql.param(spotted.map((i) => i.spot?.column ?? 0))}::int[],
-                    ${sql.param(spotted.map((i) => i.event_id))}::int[]) as s(venue_id, spot_row, spot_col, event_id)
+                    ${sql.param(spotted.map((i) => i.eventId))}::int[]) as s(venue_id, spot_row, spot_col, event_id)
         group by venue_id, spot_row, spot_col, event_id`,
         tx,
       );
     }
-    const scores = confidences(items, settings);
+    const scores = userConfidences(items, settings);
     // A history row with no kept item left has nothing to show for it: 0.
     const updated = await store.rows<{ event_id: number }>(
       sql`
