@@ -169,10 +169,8 @@ function batchStatementOf(s: Slots<BatchSlot>): SQL {
       confidence = excluded.confidence`;
 }
 
-const batchWithValues = (() => {
-  const rendered = renderedOnce(BATCH_SLOTS, batchStatementOf);
-  return (batch: BatchWrite) => rendered(batchValues(batch));
-})();
+const renderedBatch = renderedOnce(BATCH_SLOTS, batchStatementOf);
+const batchWithValues = (batch: BatchWrite) => renderedBatch(batchValues(batch));
 
 /** What a committed batch leaves: the user's sync mark and what the user now keeps at the answer's events. */
 export type WrittenBatch = { lastSyncAt: Date; events: AttendedRow[] };
