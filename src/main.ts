@@ -5,7 +5,7 @@ import { type Serving, startServing } from "./http/serving.ts";
 import { SUPERVISOR_CONNECTIONS } from "./http/threads.ts";
 import { observe } from "./observability/instance.ts";
 import { createLogger, type Log } from "./observability/log.ts";
-import { startMatchingEngine } from "./shards/engine.ts";
+import { startMatchingEngine } from "./shards/pollingEngine.ts";
 import { EmbeddedDatabaseBusyError, openStore } from "./store/db.ts";
 import { bootstrapDemo } from "./store/demo.ts";
 import { describeFailure } from "./store/failures.ts";

@@ -6,13 +6,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { connect } from "node:net";
 import postgres from "postgres";
-import {
-  batchItems,
-  createUsers,
-  describeOutcome,
-  type FaultDatabase,
-  prepareDatabase,
-} from "./support/faultFixture.ts";
+import { batchItems, type FaultDatabase, prepareDatabase } from "./support/faultFixture.ts";
+import { createUsers, describeOutcome } from "./support/faultTraffic.ts";
 import { createPrivateCluster, type PrivateCluster } from "./support/privateCluster.ts";
 import { call, isEnvelope, type ServiceProcess, startService } from "./support/serviceProcess.ts";
 

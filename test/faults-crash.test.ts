@@ -5,18 +5,12 @@
  * On a PostgreSQL cluster of this file's own.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import {
-  type BatchRecord,
-  createUsers,
-  type FaultDatabase,
-  prepareDatabase,
-  probeUser,
-  storedProblems,
-  Traffic,
-  timeToRecover,
-} from "./support/faultFixture.ts";
+import { type FaultDatabase, prepareDatabase } from "./support/faultFixture.ts";
+import { probeUser, timeToRecover } from "./support/faultProbe.ts";
+import { type BatchRecord, createUsers, Traffic } from "./support/faultTraffic.ts";
 import { createPrivateCluster, type PrivateCluster } from "./support/privateCluster.ts";
 import { type ServiceProcess, startService } from "./support/serviceProcess.ts";
+import { storedProblems } from "./support/storedProblems.ts";
 
 let cluster: PrivateCluster;
 let database: FaultDatabase;

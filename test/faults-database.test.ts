@@ -6,22 +6,12 @@
  * Everything happens on a PostgreSQL cluster of this file's own (the shared one serves other tests).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  type BatchRecord,
-  batchItems,
-  createUsers,
-  DATABASE,
-  type FaultDatabase,
-  prepareDatabase,
-  probeRound,
-  probeUser,
-  type Recovery,
-  storedProblems,
-  Traffic,
-  timeToRecover,
-} from "./support/faultFixture.ts";
+import { batchItems, DATABASE, type FaultDatabase, prepareDatabase } from "./support/faultFixture.ts";
+import { probeRound, probeUser, type Recovery, timeToRecover } from "./support/faultProbe.ts";
+import { type BatchRecord, createUsers, Traffic } from "./support/faultTraffic.ts";
 import { createPrivateCluster, type PrivateCluster } from "./support/privateCluster.ts";
 import { call, type ServiceProcess, startService } from "./support/serviceProcess.ts";
+import { storedProblems } from "./support/storedProblems.ts";
 
 /** The contract's goal is 1 s; past 5 s a partner's retries would be failing for no reason. */
 const RECOVERY_LIMIT_MS = 5_000;

@@ -6,14 +6,8 @@
  * file's own (the shared ones serve other tests).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import {
-  addPartner,
-  createUsers,
-  describeOutcome,
-  type FaultDatabase,
-  prepareDatabase,
-  Traffic,
-} from "./support/faultFixture.ts";
+import { addPartner, type FaultDatabase, prepareDatabase } from "./support/faultFixture.ts";
+import { createUsers, describeOutcome, Traffic } from "./support/faultTraffic.ts";
 import { createPrivateCluster, type PrivateCluster } from "./support/privateCluster.ts";
 import { createPrivateRedis, type PrivateRedis } from "./support/privateRedis.ts";
 import { call, type ServiceProcess, startService } from "./support/serviceProcess.ts";

@@ -6,16 +6,12 @@
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { connect } from "node:net";
 import postgres from "postgres";
-import {
-  batchItems,
-  createUsers,
-  describeOutcome,
-  type FaultDatabase,
-  prepareDatabase,
-  storedProblems,
-} from "./support/faultFixture.ts";
-import { createPrivateCluster, type PrivateCluster, waitFor } from "./support/privateCluster.ts";
+import { batchItems, type FaultDatabase, prepareDatabase } from "./support/faultFixture.ts";
+import { createUsers, describeOutcome } from "./support/faultTraffic.ts";
+import { createPrivateCluster, type PrivateCluster } from "./support/privateCluster.ts";
+import { waitFor } from "./support/processes.ts";
 import { call, type Outcome, type ServiceProcess, startService } from "./support/serviceProcess.ts";
+import { storedProblems } from "./support/storedProblems.ts";
 
 let cluster: PrivateCluster;
 let database: FaultDatabase;

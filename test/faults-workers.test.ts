@@ -7,18 +7,11 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { ConfigError, parseConfig } from "../src/config.ts";
-import {
-  type BatchRecord,
-  batchItems,
-  createUsers,
-  describeOutcome,
-  expectedEventOf,
-  type FaultDatabase,
-  prepareDatabase,
-  storedProblems,
-} from "./support/faultFixture.ts";
+import { batchItems, expectedEventOf, type FaultDatabase, prepareDatabase } from "./support/faultFixture.ts";
+import { type BatchRecord, createUsers, describeOutcome } from "./support/faultTraffic.ts";
 import { createPrivateCluster, type PrivateCluster } from "./support/privateCluster.ts";
 import { call, isEnvelope, type ServiceProcess, startService } from "./support/serviceProcess.ts";
+import { storedProblems } from "./support/storedProblems.ts";
 
 let cluster: PrivateCluster;
 let database: FaultDatabase;

@@ -6,16 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import {
-  addPartner,
-  createUsers,
-  type FaultDatabase,
-  prepareDatabase,
-  storedProblems,
-  Traffic,
-} from "./support/faultFixture.ts";
+import { addPartner, type FaultDatabase, prepareDatabase } from "./support/faultFixture.ts";
+import { createUsers, Traffic } from "./support/faultTraffic.ts";
 import { createPrivateCluster, type PrivateCluster } from "./support/privateCluster.ts";
 import { call, type ServiceProcess, startService } from "./support/serviceProcess.ts";
+import { storedProblems } from "./support/storedProblems.ts";
 
 let cluster: PrivateCluster;
 let database: FaultDatabase;

@@ -1,6 +1,6 @@
 import { haversineMeters } from "../../src/shards/geo.ts";
 import type { MatchQuery, MatchSettings } from "../../src/shards/matcher.ts";
-import type { WorldEvent, WorldVenue } from "./world.ts";
+import type { WorldEvent, WorldVenue } from "./worldModel.ts";
 
 /**
  * Every candidate event of a photo (within the venue's radius and the event's window), with what a

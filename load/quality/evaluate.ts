@@ -1,7 +1,7 @@
 import type { Candidate } from "./candidates.ts";
 import { type Counts, precision, type RankedMetrics, ranked, recall, type Scored } from "./metrics.ts";
 import type { Attendance, KeptItem, Ranker } from "./rankers.ts";
-import { ATTENDING_KINDS, USER_KINDS, type World } from "./world.ts";
+import { ATTENDING_KINDS, USER_KINDS, type World } from "./worldModel.ts";
 
 /**
  * Histories as the service would build them from one rule's answers (an event is in the history when

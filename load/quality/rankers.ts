@@ -8,7 +8,7 @@ import {
 } from "../../src/confidence/confidence.ts";
 import type { MatchSettings } from "../../src/shards/matcher.ts";
 import type { Candidate } from "./candidates.ts";
-import type { Photo, WorldEvent, WorldUser, WorldVenue } from "./world.ts";
+import type { Photo, WorldEvent, WorldUser, WorldVenue } from "./worldModel.ts";
 
 /**
  * How the benchmark ranks the events of a history. A ranker sees what the service keeps: the user's

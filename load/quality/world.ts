@@ -1,6 +1,33 @@
-import { EARTH_RADIUS_M, haversineMeters } from "../../src/shards/geo.ts";
-import type { IndexEvent, IndexVenue, MatchQuery, MatchSettings } from "../../src/shards/matcher.ts";
+import { haversineMeters } from "../../src/shards/geo.ts";
+import type { MatchSettings } from "../../src/shards/matcher.ts";
 import { random } from "../bench-match-catalog.ts";
+import { Catalog } from "./worldCatalog.ts";
+import {
+  atDistance,
+  type City,
+  DAYS,
+  FOOTPRINT_M,
+  HOUR_MS,
+  instant,
+  int,
+  MINUTE_MS,
+  pick,
+  type Rng,
+  radiusOf,
+  scatter,
+} from "./worldGeometry.ts";
+import {
+  KIND_EVENTS,
+  KIND_SHARES,
+  type Photo,
+  USER_KINDS,
+  type UserKind,
+  type World,
+  type WorldEvent,
+  type WorldOptions,
+  type WorldUser,
+  type WorldVenue,
+} from "./worldModel.ts";
 
 /**
  * Simulated camera rolls with known truth, for measuring how right a user's history is. A year of
@@ -11,276 +38,9 @@ import { random } from "../bench-match-catalog.ts";
  * on every photo. Deterministic for a seed.
  */
 
-const MINUTE_MS = 60_000;
-const HOUR_MS = 60 * MINUTE_MS;
-const DAY_MS = 24 * HOUR_MS;
-const YEAR_START = Date.UTC(2025, 0, 1);
-const DAYS = 365;
-
-export const USER_KINDS = [
-  "attendee",
-  "next-door",
-  "festival",
-  "season-ticket",
-  "clock-off",
-  "resident",
-  "worker",
-  "passer-by",
-] as const;
-export type UserKind = (typeof USER_KINDS)[number];
-
-/** Kinds whose photos are mostly taken at the events they attend; the rest mostly happen to be near venues. */
-export const ATTENDING_KINDS: readonly UserKind[] = [
-  "attendee",
-  "next-door",
-  "festival",
-  "season-ticket",
-  "clock-off",
-];
-
-/** Share of users of each kind (sums to 1). */
-const KIND_SHARES: Record<UserKind, number> = {
-  attendee: 0.25,
-  "next-door": 0.1,
-  festival: 0.05,
-  "season-ticket": 0.05,
-  "clock-off": 0.05,
-  resident: 0.15,
-  worker: 0.1,
-  "passer-by": 0.25,
-};
-
-type VenueKind = "stadium" | "arena" | "club" | "theatre" | "festival";
-
-export type WorldVenue = IndexVenue & { kind: VenueKind; city: number; neighbour: number | null };
-export type WorldEvent = IndexEvent;
-
-/** `origin`: the event the photo was taken at, 0 for every other photo. */
-export type Photo = MatchQuery & { user: number; origin: number };
-
-export type WorldUser = {
-  id: number;
-  kind: UserKind;
-  city: number;
-  /** Licensed events the user was at: what a right history shows. */
-  truth: Set<number>;
-};
-
-export type World = {
-  settings: MatchSettings;
-  venues: WorldVenue[];
-  events: WorldEvent[];
-  users: WorldUser[];
-  photos: Photo[];
-};
-
-export type WorldOptions = { seed: number; users: number; cities: number; venuesPerCity: number };
-
-type Rng = () => number;
-
-function gaussian(next: Rng): number {
-  return Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
-}
-
-/** The point `northM`, `eastM` metres from a place (flat-earth: fine over a few kilometres). */
-function offset(latitude: number, longitude: number, northM: number, eastM: number): [number, number] {
-  const lat = latitude + (northM / EARTH_RADIUS_M) * (180 / Math.PI);
-  const lng = longitude + (eastM / (EARTH_RADIUS_M * Math.cos((latitude * Math.PI) / 180))) * (180 / Math.PI);
-  return [lat, lng];
-}
-
-/** A point at a given distance and a random bearing. */
-function atDistance(next: Rng, latitude: number, longitude: number, metres: number): [number, number] {
-  const bearing = next() * 2 * Math.PI;
-  return offset(latitude, longitude, metres * Math.cos(bearing), metres * Math.sin(bearing));
-}
-
-function scatter(next: Rng, latitude: number, longitude: number, sigmaM: number): [number, number] {
-  return offset(latitude, longitude, gaussian(next) * sigmaM, gaussian(next) * sigmaM);
-}
-
-const int = (next: Rng, low: number, high: number) => low + Math.floor(next() * (high - low + 1));
-const pick = <T>(next: Rng, list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
-
-/** Distinct days of the year, sorted. */
-function days(next: Rng, count: number): number[] {
-  const chosen = new Set<number>();
-  while (chosen.size < Math.min(count, DAYS)) chosen.add(Math.floor(next() * DAYS));
-  return [...chosen].sort((a, b) => a - b);
-}
-
-type City = { latitude: number; longitude: number; utcOffsetHours: number };
-
-/** A local wall-clock time in a city as an instant. */
-const instant = (city: City, day: number, localHour: number) =>
-  YEAR_START + day * DAY_MS + Math.round((localHour - city.utcOffsetHours) * HOUR_MS);
-
-/**
- * Metres from a venue's point to the edge of its stands or hall: where its audience sits. Homes and
- * workplaces are never inside it.
- */
-const FOOTPRINT_M: Record<VenueKind, number> = {
-  stadium: 130,
-  arena: 70,
-  club: 25,
-  theatre: 30,
-  festival: 250,
-};
-
-function radiusOf(venue: WorldVenue, settings: MatchSettings): number {
-  return venue.radiusM ?? settings.radiusM;
-}
-
-class Catalog {
-  readonly venues: WorldVenue[] = [];
-  readonly events: WorldEvent[] = [];
-  readonly cities: City[] = [];
-
-  constructor(
-    private readonly next: Rng,
-    options: WorldOptions,
-  ) {
-    for (let c = 0; c < options.cities; c++) {
-      const longitude = -150 + next() * 300;
-      this.cities.push({
-        latitude: -40 + next() * 95,
-        longitude,
-        utcOffsetHours: Math.round(longitude / 15),
-      });
-    }
-    this.cities.forEach((city, c) => {
-      this.cityVenues(c, city, options.venuesPerCity);
-    });
-  }
-
-  private addVenue(kind: VenueKind, city: number, at: [number, number], radiusM: number | null) {
-    const venue: WorldVenue = {
-      id: this.venues.length + 1,
-      latitude: at[0],
-      longitude: at[1],
-      radiusM,
-      kind,
-      city,
-      neighbour: null,
-    };
-    this.venues.push(venue);
-    return venue;
-  }
-
-  private addEvent(venue: WorldVenue, start: number, end: number | null): WorldEvent {
-    const event: WorldEvent = {
-      id: this.events.length + 1,
-      venueId: venue.id,
-      startsAtMs: start,
-      endsAtMs: end,
-      licensed: this.next() < 0.95,
-    };
-    this.events.push(event);
-    return event;
-  }
-
-  /**
-   * Two stadiums, a festival ground (two three-day festivals) in every third city, theatres, arenas
-   * and clubs, and three pairs of an arena or club with a club 250-700 m away that has a show on most
-   * of the same nights, starting up to an hour earlier or 90 minutes later.
-   */
-  private cityVenues(c: number, city: City, count: number) {
-    const next = this.next;
-    const place = () => scatter(next, city.latitude, city.longitude, 3000);
-    const plan: VenueKind[] = ["stadium", "stadium"];
-    if (c % 3 === 0) plan.push("festival");
-    while (plan.length < count)
-      plan.push(plan.length % 3 === 0 ? "theatre" : plan.length % 3 === 1 ? "arena" : "club");
-    let pairs = 3;
-    for (let i = 0; i < plan.length; i++) {
-      const kind = plan[i] as VenueKind;
-      if (kind === "stadium") this.stadium(this.addVenue(kind, c, place(), int(next, 800, 1400)), city);
-      else if (kind === "festival") this.festival(this.addVenue(kind, c, place(), 1000), city);
-      else if (kind === "theatre") this.theatre(this.addVenue(kind, c, place(), int(next, 150, 350)), city);
-      else {
-        const radius = kind === "arena" ? null : next() < 0.5 ? null : int(next, 250, 500);
-        const first = this.addVenue(kind, c, place(), radius);
-        const nights = this.shows(first, city, kind === "arena" ? 110 : 140);
-        if (pairs > 0 && i + 1 < plan.length) {
-          pairs--;
-          i++;
-          const at = atDistance(next, first.latitude, first.longitude, int(next, 250, 700));
-          const second = this.addVenue("club", c, at, next() < 0.5 ? null : int(next, 250, 500));
-          first.neighbour = second.id;
-          second.neighbour = first.id;
-          this.pairedShows(second, city, nights);
-        }
-      }
-    }
-  }
-
-  private stadium(venue: WorldVenue, city: City) {
-    for (const day of days(this.next, 70)) {
-      const start = instant(city, day, this.next() < 0.3 ? 16 : 19 + (this.next() < 0.5 ? 0.5 : 0));
-      this.addEvent(venue, start, this.next() < 0.6 ? start + 3 * HOUR_MS : null);
-    }
-  }
-
-  private festival(venue: WorldVenue, city: City) {
-    for (const first of [int(this.next, 150, 170), int(this.next, 200, 230)]) {
-      for (let d = 0; d < 3; d++) {
-        const start = instant(city, first + d, 12);
-        this.addEvent(venue, start, start + 11 * HOUR_MS);
-      }
-    }
-  }
-
-  private theatre(venue: WorldVenue, city: City) {
-    for (const day of days(this.next, 170)) {
-      const start = instant(city, day, 19.5);
-      this.addEvent(venue, start, start + 150 * MINUTE_MS);
-    }
-  }
-
-  /** Evening shows at a club or arena; returns (day, start) of each, for a neighbour's schedule. */
-  private shows(venue: WorldVenue, city: City, count: number): [number, number][] {
-    const nights: [number, number][] = [];
-    for (const day of days(this.next, count)) {
-      const start = instant(city, day, 19 + 0.5 * int(this.next, 0, 4));
-      const end = this.next() < 0.5 ? start + int(this.next, 4, 7) * 30 * MINUTE_MS : null;
-      this.addEvent(venue, start, end);
-      nights.push([day, start]);
-    }
-    return nights;
-  }
-
-  private pairedShows(venue: WorldVenue, city: City, neighbourNights: [number, number][]) {
-    const taken = new Set<number>();
-    for (const [day, start] of neighbourNights) {
-      if (this.next() >= 0.7) continue;
-      taken.add(day);
-      const mine = start + int(this.next, -2, 3) * 30 * MINUTE_MS;
-      this.addEvent(venue, mine, this.next() < 0.5 ? mine + int(this.next, 4, 6) * 30 * MINUTE_MS : null);
-    }
-    for (const day of days(this.next, 40)) {
-      if (taken.has(day)) continue;
-      const start = instant(city, day, 20);
-      this.addEvent(venue, start, start + 3 * HOUR_MS);
-    }
-  }
-}
-
-const KIND_EVENTS: Record<UserKind, [number, number]> = {
-  attendee: [8, 30],
-  "next-door": [8, 25],
-  festival: [2, 8],
-  "season-ticket": [0, 4],
-  "clock-off": [8, 20],
-  resident: [2, 6],
-  worker: [2, 6],
-  "passer-by": [0, 3],
-};
-
 class People {
   readonly users: WorldUser[] = [];
   readonly photos: Photo[] = [];
-  private readonly byVenue = new Map<number, WorldEvent[]>();
-  private readonly venueById = new Map<number, WorldVenue>();
 
   constructor(
     private readonly next: Rng,
@@ -288,26 +48,12 @@ class People {
     private readonly settings: MatchSettings,
     count: number,
   ) {
-    for (const venue of catalog.venues) this.venueById.set(venue.id, venue);
-    for (const event of catalog.events) {
-      const list = this.byVenue.get(event.venueId) ?? [];
-      list.push(event);
-      this.byVenue.set(event.venueId, list);
-    }
     let id = 0;
     for (const kind of USER_KINDS) {
       const users = Math.round(count * KIND_SHARES[kind]);
       for (let i = 0; i < users && id < count; i++) this.user(id++, kind);
     }
     while (id < count) this.user(id++, "attendee");
-  }
-
-  private venue(id: number): WorldVenue {
-    return this.venueById.get(id) as WorldVenue;
-  }
-
-  private cityVenues(city: number, kinds: readonly VenueKind[]): WorldVenue[] {
-    return this.catalog.venues.filter((v) => v.city === city && kinds.includes(v.kind));
   }
 
   private user(id: number, kind: UserKind) {
@@ -325,7 +71,7 @@ class People {
     if (kind === "resident" || kind === "worker") {
       const venue = pick(
         next,
-        this.cityVenues(
+        this.catalog.venuesIn(
           city,
           kind === "resident" ? ["stadium", "arena"] : ["stadium", "arena", "club", "theatre"],
         ),
@@ -362,7 +108,7 @@ class People {
     const seats = new Map<number, [number, number]>();
     for (const event of this.attended(kind, city)) {
       if (event.licensed) user.truth.add(event.id);
-      const venue = this.venue(event.venueId);
+      const venue = this.catalog.venue(event.venueId);
       const seat = seats.get(venue.id) ?? this.seat(venue);
       if (kind === "season-ticket" && venue.kind === "stadium") seats.set(venue.id, seat);
       this.atEvent(event, seat, shoot);
@@ -396,11 +142,11 @@ class People {
     const [low, high] = KIND_EVENTS[kind];
     const fromVenues = (venues: WorldVenue[], count: number) => {
       for (let i = 0; i < count && venues.length > 0; i++) {
-        const list = this.byVenue.get(pick(next, venues).id) ?? [];
+        const list = this.catalog.eventsAt(pick(next, venues).id);
         if (list.length > 0) chosen.add(pick(next, list));
       }
     };
-    const anyVenue = this.cityVenues(city, ["stadium", "arena", "club", "theatre"]);
+    const anyVenue = this.catalog.venuesIn(city, ["stadium", "arena", "club", "theatre"]);
     if (kind === "next-door") {
       const paired = anyVenue.filter((v) => v.neighbour !== null);
       fromVenues(paired, Math.round(int(next, low, high) * 0.8));
@@ -409,13 +155,13 @@ class People {
       fromVenues(anyVenue, int(next, low, high));
     }
     if (kind === "season-ticket") {
-      const team = pick(next, this.cityVenues(city, ["stadium"]));
-      for (const game of this.byVenue.get(team.id) ?? []) if (next() < 0.6) chosen.add(game);
+      const team = pick(next, this.catalog.venuesIn(city, ["stadium"]));
+      for (const game of this.catalog.eventsAt(team.id)) if (next() < 0.6) chosen.add(game);
     }
     if (kind === "festival") {
-      const grounds = this.cityVenues(city, ["festival"]);
+      const grounds = this.catalog.venuesIn(city, ["festival"]);
       for (const ground of grounds) {
-        const days = this.byVenue.get(ground.id) ?? [];
+        const days = this.catalog.eventsAt(ground.id);
         for (let f = 0; f < days.length; f += 3) {
           if (next() < 0.3) continue;
           for (const day of days.slice(f, f + 3)) if (next() < 0.8) chosen.add(day);
@@ -458,7 +204,7 @@ class People {
   ) {
     const shoot = (at: [number, number], takenAtMs: number) => take(at, takenAtMs, event.id);
     const next = this.next;
-    const venue = this.venue(event.venueId);
+    const venue = this.catalog.venue(event.venueId);
     const radius = radiusOf(venue, this.settings);
     const start = event.startsAtMs;
     const end = event.endsAtMs ?? start + this.settings.defaultDurationMinutes * MINUTE_MS;

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { MatchSettings } from "../../src/shards/matcher.ts";
 import type { Store } from "../../src/store/db.ts";
-import { isRunning } from "../../test/support/privateCluster.ts";
+import { isRunning } from "../../test/support/processes.ts";
 import type { LoadOptions } from "../args.ts";
 import type { Workload } from "../drive/cannon.ts";
 import { startLoops } from "../drive/fetchLoops.ts";

@@ -1,6 +1,6 @@
 import type { Subprocess } from "bun";
 import { Redis } from "ioredis";
-import { freePort } from "./privateCluster.ts";
+import { freePort } from "./processes.ts";
 
 /**
  * A redis-server of a test's own on a free port, with nothing saved to disk, so a test can take it
