@@ -164,6 +164,29 @@ function rawRequest(head: string): Promise<{ status: number; body: string }> {
 }
 
 describe("Host header", () => {
+  test("a large answer leaves as one chunked body, a small one with its Content-Length", async () => {
+    // docs/performance.md §12: the runtime writes a large answer given after an await in pieces.
+    const media = Array.from({ length: 200 }, (_, i) => ({
+      id: `frame-${i}`,
+      taken_at: "2021-06-01T12:00:00Z",
+      latitude: 10 + i / 1000,
+      longitude: 20,
+    }));
+    const batch = await server.call("POST", `/v1/users/${userId}/media`, {
+      key: keys.sandbox,
+      body: { media },
+    });
+    expect(batch.status).toBe(200);
+    expect(batch.headers.get("transfer-encoding")).toBe("chunked");
+    expect(batch.headers.get("content-length")).toBeNull();
+    expect(batch.headers.get("content-type")).toBe("application/json;charset=utf-8");
+    expect(batch.headers.get("x-request-id")).toMatch(/^[\w-]{8,}$/);
+    expect(batch.body.matches).toHaveLength(200);
+    const ping = await server.call("GET", "/v1/ping");
+    expect(ping.headers.get("transfer-encoding")).toBeNull();
+    expect(Number(ping.headers.get("content-length"))).toBeGreaterThan(0);
+  });
+
   test("a short host, as an internal service name would be, is routed like any other", async () => {
     for (const host of ["api", "db", "a.b", "api:80"]) {
       const ping = await rawRequest(`GET /v1/ping HTTP/1.1\r\nHost: ${host}`);

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
-import { JSON_MEDIA_TYPE } from "./errors.ts";
+import { jsonResponse } from "./jsonResponse.ts";
 
 /**
  * The venue of docs/api.md §4, always with every member (the batch response too). Integers are
@@ -60,7 +60,7 @@ export const EventBody = t.Object({
  * page or a batch response. The schema stays on the route for the OpenAPI document.
  */
 export function finishedJson<T extends object>(body: T): Response {
-  return Response.json(body);
+  return jsonResponse(JSON.stringify(body));
 }
 
 /**
@@ -78,7 +78,5 @@ export function finishedJsonWithEvents<Before extends object, After extends obje
     `"events":[${eventTexts.join(",")}]`,
     JSON.stringify(after).slice(1, -1),
   ].filter((text) => text !== "");
-  return new Response(`{${members.join(",")}}`, {
-    headers: { "content-type": JSON_MEDIA_TYPE },
-  });
+  return jsonResponse(`{${members.join(",")}}`);
 }
