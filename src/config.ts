@@ -213,7 +213,7 @@ export function parseConfig(env: Env): Config {
       defaultDurationMinutes: number(env, "MATCH_DEFAULT_DURATION_MINUTES", 300),
     },
     catalogPollSeconds: number(env, "CATALOG_POLL_SECONDS", 2),
-    eventCacheMb: number(env, "EVENT_CACHE_MB", 128),
+    eventCacheMb: number(env, "EVENT_CACHE_MB", 256),
     rateLimit: {
       enabled: boolean(env, "RATE_LIMIT_ENABLED", false),
       windowSeconds: number(env, "RATE_LIMIT_WINDOW_SECONDS", 60),

@@ -36,7 +36,7 @@ describe("parseConfig", () => {
       write: null,
     });
     expect(config.demo).toBe(true);
-    expect(config.eventCacheMb).toBe(128);
+    expect(config.eventCacheMb).toBe(256);
     // An import reaches matching within a poll plus the index build: 2 + about 5 s for 2M events (docs/operations.md §3).
     expect(config.catalogPollSeconds).toBe(2);
   });
