@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import postgres from "postgres";
+import { batchPlanSettings } from "../src/store/batchWrite.ts";
 import type { BatchWrite, KeptMedia } from "../src/store/ingest.ts";
 
 /**
@@ -107,9 +108,8 @@ function ids(kept: readonly KeptMedia[]): string[] {
   return kept.map((m) => m.mediaId);
 }
 
-/** The settings the service runs a batch under (`batchPlanSettings`, src/store/ingest.ts). */
-const SERVICE_PLAN_SETTINGS =
-  "select set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)";
+/** The settings the service runs a batch under. */
+const SERVICE_PLAN_SETTINGS = dialect.sqlToQuery(batchPlanSettings).sql;
 
 /** The users' committed state, written once with the last module (the one whose schema is current). */
 async function seed(statement: Statement): Promise<void> {

@@ -12,6 +12,7 @@ import postgres from "postgres";
 import { importCatalog } from "../src/store/catalog/import.ts";
 import { memoryLines } from "../src/store/catalog/lines.ts";
 import { type KeptMedia, writeBatch } from "../src/store/ingest.ts";
+import { kept } from "./support/batchWrites.ts";
 import { event, succeeded, venue } from "./support/catalogImport.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 
@@ -34,19 +35,9 @@ function importStarts(moved: Record<number, string>): Promise<unknown> {
 }
 
 const keptAt = (mediaId: string, eventId: number): KeptMedia => ({
-  mediaId,
-  eventId,
+  ...kept(mediaId, eventId),
   venueId: 1,
   takenAt: "2025-07-04T21:00:00Z",
-  latitude: 40.75,
-  longitude: -73.99,
-  mediaType: "photo",
-  filename: null,
-  durationSeconds: null,
-  thumbnailUrl: null,
-  deviceMake: null,
-  deviceModel: null,
-  deviceLensModel: null,
 });
 
 const write = (userId: string, item: KeptMedia) =>

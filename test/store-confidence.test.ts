@@ -19,7 +19,7 @@ import {
 import { backfillConfidence } from "../src/store/confidenceBackfill.ts";
 import type { Store } from "../src/store/db.ts";
 import { type KeptMedia, writeBatch } from "../src/store/ingest.ts";
-import { newUser, onBothDatabases } from "./support/batchWrites.ts";
+import { kept, newUser, onBothDatabases } from "./support/batchWrites.ts";
 
 const SETTINGS = { radiusM: 500, beforeMinutes: 120, afterMinutes: 60, defaultDurationMinutes: 300 };
 const HOUR = 3_600_000;
@@ -86,19 +86,11 @@ function keptItem(item: Item): KeptMedia {
   const takenAtMs = event.startsAtMs - 2 * HOUR + item.minute * 60_000;
   const place = itemPlace({ latitude, longitude, takenAtMs }, event.venue, event, SETTINGS);
   return {
-    mediaId: `m${item.id}`,
-    eventId: event.id,
+    ...kept(`m${item.id}`, event.id),
     venueId: event.venue.id,
     takenAt: new Date(takenAtMs).toISOString(),
     latitude,
     longitude,
-    mediaType: "photo",
-    filename: null,
-    durationSeconds: null,
-    thumbnailUrl: null,
-    deviceMake: null,
-    deviceModel: null,
-    deviceLensModel: null,
     spot: spotCell({ latitude, longitude }, event.venue),
     weight: itemWeight(place),
   };

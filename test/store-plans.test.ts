@@ -5,6 +5,7 @@ import { importCatalog } from "../src/store/catalog/import.ts";
 import { memoryLines } from "../src/store/catalog/lines.ts";
 import { batchStatement } from "../src/store/ingest.ts";
 import { createPartner } from "../src/store/keys.ts";
+import { kept } from "./support/batchWrites.ts";
 import { baseCatalog, succeeded } from "./support/catalogImport.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 
@@ -84,23 +85,7 @@ describe("media access paths for a user the statistics do not know", () => {
       userId: NEW_USER,
       partnerId: "acme",
       acceptedIds: ["IMG_00000001"],
-      kept: [
-        {
-          mediaId: "IMG_00000001",
-          eventId: 100,
-          venueId: 1,
-          takenAt: "2025-03-09T07:45:00Z",
-          latitude: 40.75,
-          longitude: -73.99,
-          mediaType: "photo",
-          filename: null,
-          durationSeconds: null,
-          thumbnailUrl: null,
-          deviceMake: null,
-          deviceModel: null,
-          deviceLensModel: null,
-        },
-      ],
+      kept: [kept("IMG_00000001", 100)],
     });
     const query = new PgDialect().sqlToQuery(statement);
     // As the server runs it: index paths only (`batchPlanSettings` in src/store/batchWrite.ts).

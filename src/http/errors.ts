@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { jsonResponse } from "./jsonResponse.ts";
 
 /**
  * Every error code a partner can see (docs/api.md §11): the specification's table plus its additions
@@ -79,17 +80,8 @@ export function envelopeOf(error: ApiError): ErrorEnvelope {
   };
 }
 
-/**
- * The media type of every JSON answer, spelled as the runtime spells it on the answers the framework
- * serialises itself, so a client comparing the header text sees one value on every status.
- */
-export const JSON_MEDIA_TYPE = "application/json;charset=utf-8";
-
 export function errorResponse(error: ApiError): Response {
-  return new Response(JSON.stringify(envelopeOf(error)), {
-    status: error.status,
-    headers: { "content-type": JSON_MEDIA_TYPE, ...error.headers },
-  });
+  return jsonResponse(JSON.stringify(envelopeOf(error)), { status: error.status, headers: error.headers });
 }
 
 /** The answer to anything unexpected: the cause goes to the log, never to the partner. */

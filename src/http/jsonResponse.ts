@@ -1,5 +1,3 @@
-import { JSON_MEDIA_TYPE } from "./errors.ts";
-
 /*
  * How a finished JSON body leaves the server. The runtime (Bun 1.4.5) writes an answer given after an
  * `await` in one `send()` only while it fits its send buffer, about 16 KB with the headers; past that it
@@ -9,12 +7,21 @@ import { JSON_MEDIA_TYPE } from "./errors.ts";
  * of a Content-Length. Smaller bodies keep the plain form and their Content-Length.
  */
 
+/**
+ * The media type of every JSON answer, spelled as the runtime spells it on the answers the framework
+ * serialises itself, so a client comparing the header text sees one value on every status.
+ */
+export const JSON_MEDIA_TYPE = "application/json;charset=utf-8";
+
 /** Bodies from this many UTF-16 units (at least as many UTF-8 bytes) are streamed: well under 16 KB. */
 const STREAMED_FROM_CHARS = 8192;
 
-export function jsonResponse(text: string): Response {
-  const headers = { "content-type": JSON_MEDIA_TYPE };
-  if (text.length < STREAMED_FROM_CHARS) return new Response(text, { headers });
+export function jsonResponse(
+  text: string,
+  { status = 200, headers: extra = {} }: { status?: number; headers?: Record<string, string> } = {},
+): Response {
+  const headers = { "content-type": JSON_MEDIA_TYPE, ...extra };
+  if (text.length < STREAMED_FROM_CHARS) return new Response(text, { status, headers });
   const body = new ReadableStream({
     type: "direct",
     pull(controller) {
@@ -22,5 +29,5 @@ export function jsonResponse(text: string): Response {
       controller.close();
     },
   });
-  return new Response(body, { headers });
+  return new Response(body, { status, headers });
 }

@@ -50,10 +50,11 @@ const NULLABLE_MEMBERS = Object.keys(MediaItem.properties).filter((name) => name
  * one. A non-object item is one issue.
  */
 function itemIssues(item: unknown, index: number, mayHoldMalformed: boolean): Issue[] {
+  const valid = itemChecker.Check(item);
   // The common case, a valid item in a body that cannot hold a malformed string, allocates nothing.
-  if (!mayHoldMalformed && itemChecker.Check(item)) return [];
+  if (valid && !mayHoldMalformed) return [];
   const byField = new Map<string, IssueReason>();
-  if (!itemChecker.Check(item)) {
+  if (!valid) {
     for (const error of itemChecker.Errors(item)) {
       const { path, reason } = explain(error);
       const field = path.split("/")[1] ?? "";
@@ -134,9 +135,6 @@ export function checkMediaBatch(body: unknown, mayHoldMalformed: boolean): void 
     );
   }
   normalizeItems(items);
-  const issues: Issue[] = [];
-  items.forEach((item, index) => {
-    for (const issue of itemIssues(item, index, mayHoldMalformed)) issues.push(issue);
-  });
+  const issues = items.flatMap((item, index) => itemIssues(item, index, mayHoldMalformed));
   if (issues.length > 0) throw translateMediaIssues(issues, "body");
 }

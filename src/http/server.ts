@@ -2,8 +2,9 @@ import type { Readiness } from "../observability/instance.ts";
 import { ACCESS_EVENT, throttled } from "../observability/log.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { App, Log } from "./app.ts";
-import { ApiError, errorResponse, internalError, JSON_MEDIA_TYPE } from "./errors.ts";
+import { ApiError, errorResponse, internalError } from "./errors.ts";
 import { contextOf, type RequestContext } from "./gate.ts";
+import { JSON_MEDIA_TYPE } from "./jsonResponse.ts";
 
 /** An incoming X-Request-Id is echoed only when it is a sane token; anything else gets a fresh id. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

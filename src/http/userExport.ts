@@ -8,8 +8,9 @@ import {
   openUserExport,
   type UserExport,
 } from "../store/userExport.ts";
-import { errorResponses, JSON_MEDIA_TYPE } from "./errors.ts";
+import { errorResponses } from "./errors.ts";
 import { partnerOf } from "./gate.ts";
+import { JSON_MEDIA_TYPE } from "./jsonResponse.ts";
 import { userNotFound } from "./requireUser.ts";
 import { route } from "./route.ts";
 import { UserPath } from "./userPaths.ts";

@@ -49,29 +49,35 @@ export type BatchWrite = {
 /** MATCH_DEFAULT_DURATION_MINUTES's default (src/config.ts). */
 const DEFAULT_DURATION_MINUTES = 300;
 
-/** The batch statement's values, one slot each: the user, the accepted ids, a column of the kept items. */
-export const BATCH_SLOTS = [
+/** Each kept item's member the batch statement takes as an array parameter of its own (`unnest`). */
+const KEPT_COLUMNS = {
+  mediaIds: (m: KeptMedia) => m.mediaId,
+  eventIds: (m: KeptMedia) => m.eventId,
+  venueIds: (m: KeptMedia) => m.venueId,
+  takenAts: (m: KeptMedia) => m.takenAt,
+  latitudes: (m: KeptMedia) => m.latitude,
+  longitudes: (m: KeptMedia) => m.longitude,
+  mediaTypes: (m: KeptMedia) => m.mediaType,
+  filenames: (m: KeptMedia) => m.filename,
+  durationsSeconds: (m: KeptMedia) => m.durationSeconds,
+  thumbnailUrls: (m: KeptMedia) => m.thumbnailUrl,
+  deviceMakes: (m: KeptMedia) => m.deviceMake,
+  deviceModels: (m: KeptMedia) => m.deviceModel,
+  deviceLensModels: (m: KeptMedia) => m.deviceLensModel,
+  spotRows: (m: KeptMedia) => m.spot?.row ?? null,
+  spotColumns: (m: KeptMedia) => m.spot?.column ?? null,
+  weights: (m: KeptMedia) => m.weight ?? null,
+};
+type KeptColumn = keyof typeof KEPT_COLUMNS;
+
+/** The batch statement's values, one slot each: the user, the accepted ids, the setting, the columns. */
+export type BatchSlot = "userId" | "acceptedIds" | "defaultDurationMinutes" | KeptColumn;
+export const BATCH_SLOTS: readonly BatchSlot[] = [
   "userId",
   "acceptedIds",
-  "mediaIds",
-  "eventIds",
-  "venueIds",
-  "takenAts",
-  "latitudes",
-  "longitudes",
-  "mediaTypes",
-  "filenames",
-  "durationsSeconds",
-  "thumbnailUrls",
-  "deviceMakes",
-  "deviceModels",
-  "deviceLensModels",
-  "spotRows",
-  "spotColumns",
-  "weights",
   "defaultDurationMinutes",
-] as const;
-export type BatchSlot = (typeof BATCH_SLOTS)[number];
+  ...(Object.keys(KEPT_COLUMNS) as KeptColumn[]),
+];
 
 export function batchValues({
   userId,
@@ -79,28 +85,10 @@ export function batchValues({
   kept,
   defaultDurationMinutes = DEFAULT_DURATION_MINUTES,
 }: BatchWrite): Record<BatchSlot, unknown> {
-  const column = <T>(pick: (item: KeptMedia) => T) => kept.map(pick);
-  return {
-    userId,
-    acceptedIds,
-    mediaIds: column((m) => m.mediaId),
-    eventIds: column((m) => m.eventId),
-    venueIds: column((m) => m.venueId),
-    takenAts: column((m) => m.takenAt),
-    latitudes: column((m) => m.latitude),
-    longitudes: column((m) => m.longitude),
-    mediaTypes: column((m) => m.mediaType),
-    filenames: column((m) => m.filename),
-    durationsSeconds: column((m) => m.durationSeconds),
-    thumbnailUrls: column((m) => m.thumbnailUrl),
-    deviceMakes: column((m) => m.deviceMake),
-    deviceModels: column((m) => m.deviceModel),
-    deviceLensModels: column((m) => m.deviceLensModel),
-    spotRows: column((m) => m.spot?.row ?? null),
-    spotColumns: column((m) => m.spot?.column ?? null),
-    weights: column((m) => m.weight ?? null),
-    defaultDurationMinutes,
-  };
+  const values: Partial<Record<BatchSlot, unknown>> = { userId, acceptedIds, defaultDurationMinutes };
+  const columns = Object.entries(KEPT_COLUMNS) as [KeptColumn, (m: KeptMedia) => unknown][];
+  for (const [name, pick] of columns) values[name] = kept.map(pick);
+  return values as Record<BatchSlot, unknown>;
 }
 
 /**
