@@ -60,6 +60,16 @@ describe("bounds and rounding", () => {
     );
   });
 
+  test("closeness is 1 within a tenth of the radius and 0.35 from four tenths to the edge", () => {
+    fc.assert(
+      fc.property(share, (distanceShare) => {
+        const weight = itemWeight({ distanceShare, timeShare: 0, before: false });
+        if (distanceShare <= 0.1) expect(weight).toBe(1);
+        if (distanceShare >= 0.4) expect(weight).toBeCloseTo(0.35, 12);
+      }),
+    );
+  });
+
   test("an event without items, or a zero-length event, is still a number", () => {
     expect(eventConfidence([], START, END)).toBe(0);
     expect(
@@ -152,29 +162,40 @@ describe("the API reference's worked examples (radius 500 m, 120 min before, 60 
     };
   };
 
-  test("one photo 50 m from the venue during the show: 0.67", () => {
-    expect(itemConfidence(at(50, 60))).toBe(0.67);
-    expect(eventConfidence([at(50, 60)], START, END)).toBe(0.67);
+  // Each row of the table in docs/api.md §15, in its order.
+  const examples: [string, EventItem[], number][] = [
+    ["one photo near the centre during the show", [at(25, 60)], 0.67],
+    ["one photo at a fifth of the radius during the show", [at(100, 60)], 0.58],
+    ["one photo at a quarter of the radius during the show", [at(125, 60)], 0.52],
+    ["one photo near the centre, 20 minutes before the start", [at(25, -20)], 0.64],
+    ["one photo at 90 % of the radius, 100 minutes before the start", [at(450, -100)], 0.2],
+    ["one photo at half the radius, 30 minutes after the end", [at(250, 210)], 0.24],
+    ["two photos near the centre, 10 minutes apart", [at(25, 60), at(25, 70)], 0.9],
+    [
+      "three photos near the centre at 10, 90 and 170 minutes in",
+      [at(25, 10), at(25, 90), at(25, 170)],
+      0.99,
+    ],
+    ["one photo 300 m out during the show", [at(300, 60)], 0.32],
+    ["the same photo from a routine spot", [at(300, 60, true)], 0.06],
+  ];
+
+  test.each(examples)("%s", (_, items, expected) => {
+    expect(eventConfidence(items, START, END)).toBe(expected);
+    if (items.length === 1 && !(items[0] as EventItem).routine)
+      expect(itemConfidence(items[0] as EventItem)).toBe(expected);
   });
 
-  test("one photo 400 m away, 30 minutes before the start: 0.40", () => {
-    expect(itemConfidence(at(400, -30))).toBe(0.4);
-  });
-
-  test("three photos 50 m away over two hours of the show: 0.99", () => {
-    expect(eventConfidence([at(50, 20), at(50, 80), at(50, 140)], START, END)).toBe(0.99);
-  });
-
-  test("three photos from a home 300 m away within twenty minutes: 0.92, or 0.29 when that spot is a routine", () => {
+  test("three photos from a home 300 m away within twenty minutes: 0.73, or 0.16 when that spot is a routine", () => {
     const home = [at(300, 60), at(300, 70), at(300, 80)];
-    expect(eventConfidence(home, START, END)).toBe(0.92);
+    expect(eventConfidence(home, START, END)).toBe(0.73);
     expect(
       eventConfidence(
         home.map((item) => ({ ...item, routine: true })),
         START,
         END,
       ),
-    ).toBe(0.29);
+    ).toBe(0.16);
   });
 });
 

@@ -9,7 +9,7 @@ export const confidence: CommandGroup = {
     backfill: {
       usage: "[--all]",
       summary:
-        "Compute match confidence for kept items and history rows that have none (after the upgrade that added it); --all places every item again against the catalog as it is now",
+        "Compute match confidence for kept items and history rows that have none (after the upgrade that added it); --all places every item again against the catalog and with the formula as they are now",
       async run(args, context) {
         const { values } = parseArguments(
           args,

@@ -6,7 +6,8 @@ import { EARTH_RADIUS_M, haversineMeters } from "../shards/geo.ts";
  *
  * An item's weight is its closeness times its timing, each 1 at best:
  *
- *   closeness = 1 up to closeShare of the radius, then falling linearly to 1 − farLoss at the edge
+ *   closeness = 1 up to closeShare of the radius, then falling linearly to 1 − farLoss at floorShare,
+ *               and 1 − farLoss from there to the edge
  *   timing    = 1 inside [start, end]; before the start 1 − beforeLoss × share, after the end
  *               1 − afterLoss × share, where share = time distance / padding (0 to 1)
  *
@@ -15,6 +16,10 @@ import { EARTH_RADIUS_M, haversineMeters } from "../shards/geo.ts";
  *
  *   evidence   = itemEvidence × Σ weight + spanEvidence × span
  *   confidence = 1 − exp(−evidence), reported with two decimals
+ *
+ * Closeness falls over the first part of the radius only: an audience is in the building, near the
+ * venue's point, and a photo beyond about 40 % of the radius is as likely a home, a street or a queue
+ * whether it is at 40 % or at 95 % of it (docs/performance.md §11).
  *
  * Every term is non-negative and grows with closeness, with being inside rather than in the padding,
  * with the number of items and with the span, so the confidence never falls when one of those grows
@@ -29,6 +34,7 @@ import { EARTH_RADIUS_M, haversineMeters } from "../shards/geo.ts";
 
 export type ConfidenceParameters = {
   closeShare: number;
+  floorShare: number;
   farLoss: number;
   beforeLoss: number;
   afterLoss: number;
@@ -42,7 +48,8 @@ export type ConfidenceParameters = {
 };
 
 export const CONFIDENCE: ConfidenceParameters = {
-  closeShare: 0.25,
+  closeShare: 0.1,
+  floorShare: 0.4,
   farLoss: 0.65,
   beforeLoss: 0.5,
   afterLoss: 0.6,
@@ -60,7 +67,7 @@ export const CONFIDENCE: ConfidenceParameters = {
  * quality benchmark it keeps about 95% of real attendances while leaving out most events a user only
  * lived, worked or walked near (docs/performance.md §11).
  */
-export const SUGGESTED_MIN_CONFIDENCE = 0.6;
+export const SUGGESTED_MIN_CONFIDENCE = 0.5;
 
 /** Where a kept item fell against its event: the parts of its best-candidate score. */
 export type ItemPlace = {
@@ -115,7 +122,7 @@ const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 const twoDecimals = (x: number) => Math.round(x * 100) / 100;
 
 export function itemWeight(item: ItemPlace, p: ConfidenceParameters = CONFIDENCE): number {
-  const far = clamp01((item.distanceShare - p.closeShare) / (1 - p.closeShare));
+  const far = clamp01((item.distanceShare - p.closeShare) / (p.floorShare - p.closeShare));
   const timing = 1 - (item.before ? p.beforeLoss : p.afterLoss) * clamp01(item.timeShare);
   return (1 - p.farLoss * far) * timing;
 }
