@@ -9,6 +9,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { answersWithin, counted, countingReservations, type PoolUse, poolUse } from "./poolUse.ts";
+import { queryOf, type Runnable, statementOf } from "./renderedStatement.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -24,8 +25,11 @@ export type Store = {
   readonly db: Db;
   /** Runs raw SQL and returns its rows, papering over the drivers' different result shapes. */
   rows<T>(query: SQL, executor?: Db | Tx): Promise<T[]>;
-  /** `rows` for the heavy reads (history pages, stats), on connections of their own (see openPostgres). */
-  read<T>(query: SQL): Promise<T[]>;
+  /**
+   * `rows` for the heavy reads (history pages, stats), on connections of their own (see openPostgres).
+   * A statement rendered once (`renderedOnce`) goes straight to the driver with its parameters.
+   */
+  read<T>(statement: Runnable): Promise<T[]>;
   /** The postgres.js client, for COPY; null on PGlite (callers fall back to unnest batches). */
   readonly client: postgres.Sql | null;
   /** How busy each connection pool is, for metrics. */
@@ -179,7 +183,8 @@ async function openPostgres(
   // of their connection time waiting on the commit's flush, so they keep the larger pool.
   const readClient = connect(readPoolSize, READ_PIPELINE);
   const db = drizzlePostgres(preparing(client), { schema }) as unknown as Db;
-  const readDb = drizzlePostgres(preparing(readClient), { schema }) as unknown as Db;
+  // Drizzle sets its type parsers on the client it wraps; reads share them without its query wrapper.
+  drizzlePostgres(readClient, { schema });
   const main = poolUse("main", poolSize);
   const read = poolUse("read", readPoolSize);
   return {
@@ -188,7 +193,11 @@ async function openPostgres(
     client: countingReservations(client, main),
     rows: <T>(query: SQL, executor: Db | Tx = db) =>
       counted(main, async () => rowsOf<T>(await executor.execute(query))),
-    read: <T>(query: SQL) => counted(read, async () => rowsOf<T>(await readDb.execute(query))),
+    read: <T>(statement: Runnable) =>
+      counted(read, async () => {
+        const query = queryOf(statement);
+        return rowsOf<T>(await readClient.unsafe(query.sql, query.params as never[], { prepare: true }));
+      }),
     pools: () => [{ ...main }, { ...read }],
     ping: (timeoutMs) => answersWithin(() => client`select 1`.execute(), timeoutMs),
     close: async () => {
@@ -257,7 +266,8 @@ async function openPglite(dataDir: string): Promise<Store> {
     client: null,
     rows: <T>(query: SQL, executor: Db | Tx = db) =>
       counted(embedded, async () => rowsOf<T>(await executor.execute(query))),
-    read: <T>(query: SQL) => counted(embedded, async () => rowsOf<T>(await db.execute(query))),
+    read: <T>(statement: Runnable) =>
+      counted(embedded, async () => rowsOf<T>(await db.execute(statementOf(statement)))),
     pools: () => [{ ...embedded }],
     ping: (timeoutMs) => answersWithin(() => pglite.query("select 1"), timeoutMs),
     close: async () => {

@@ -53,6 +53,17 @@ type EventCore = {
   billing: { performerId: number; isHeadliner: boolean | null }[];
 };
 
+const eventCores = renderedOnce(
+  ["eventIds"],
+  ({ eventIds }) => sql`
+    select ${catalogVersion} as catalog_version, e.id, e.name, e.starts_at_local, e.venue_id,
+      (select coalesce(json_agg(json_build_array(ep.performer_id, ep.is_headliner)
+                order by coalesce(ep.is_headliner, false) desc, ep.position, ep.performer_id), '[]')
+         from event_performers ep where ep.event_id = e.id) as billing
+    from unnest(${eventIds}::int[]) as r(id)
+    left join lateral (select id, name, starts_at_local, venue_id from events where id = r.id offset 0) e on true`,
+);
+
 /**
  * The rows and billing of those of `eventIds` that exist (in no particular order), with the catalog
  * version they were read at, in one statement (one row per id asked for, so the version comes back
@@ -73,13 +84,7 @@ export async function readEventCores(
     starts_at_local: string;
     venue_id: number;
     billing: [number, boolean | null][];
-  }>(sql`
-    select ${catalogVersion} as catalog_version, e.id, e.name, e.starts_at_local, e.venue_id,
-      (select coalesce(json_agg(json_build_array(ep.performer_id, ep.is_headliner)
-                order by coalesce(ep.is_headliner, false) desc, ep.position, ep.performer_id), '[]')
-         from event_performers ep where ep.event_id = e.id) as billing
-    from unnest(${sql.param([...eventIds])}::int[]) as r(id)
-    left join lateral (select id, name, starts_at_local, venue_id from events where id = r.id offset 0) e on true`);
+  }>(eventCores({ eventIds }));
   return {
     catalogVersion: rows[0]?.catalog_version ?? "0",
     cores: rows.flatMap((row) =>
@@ -98,6 +103,19 @@ export async function readEventCores(
   };
 }
 
+const venuesAndPerformers = renderedOnce(
+  ["venueIds", "performerIds"],
+  ({ venueIds, performerIds }) => sql`
+    select ${catalogVersion} as catalog_version,
+      (select coalesce(json_agg(json_build_object(
+                'id', id, 'name', name, 'city', city, 'region', region, 'country', country,
+                'latitude', latitude, 'longitude', longitude)), '[]')
+         from venues where id = any(${venueIds}::int[])) as venues,
+      (select coalesce(json_agg(json_build_object(
+                'id', id, 'name', name, 'category', category, 'imageUrl', image_url)), '[]')
+         from performers where id = any(${performerIds}::int[])) as performers`,
+);
+
 /**
  * The venues and performers of those ids that exist, with the catalog version they were read at, in
  * one statement (each table read by its primary key for the whole list at once).
@@ -111,15 +129,7 @@ export async function readVenuesAndPerformers(
     catalog_version: string;
     venues: VenueDetail[];
     performers: PerformerFacts[];
-  }>(sql`
-    select ${catalogVersion} as catalog_version,
-      (select coalesce(json_agg(json_build_object(
-                'id', id, 'name', name, 'city', city, 'region', region, 'country', country,
-                'latitude', latitude, 'longitude', longitude)), '[]')
-         from venues where id = any(${sql.param([...venueIds])}::int[])) as venues,
-      (select coalesce(json_agg(json_build_object(
-                'id', id, 'name', name, 'category', category, 'imageUrl', image_url)), '[]')
-         from performers where id = any(${sql.param([...performerIds])}::int[])) as performers`);
+  }>(venuesAndPerformers({ venueIds, performerIds }));
   return {
     catalogVersion: row?.catalog_version ?? "0",
     venues: row?.venues ?? [],

@@ -7,6 +7,7 @@ import {
   catalogVersion,
   storedMediaList,
 } from "./eventDetails.ts";
+import { type BoundStatement, renderedOnce, type Slots } from "./renderedStatement.ts";
 
 /**
  * Where a history page ends: the sort key of its last event. Catalog start instants come from local
@@ -31,7 +32,7 @@ export type HistoryPage = {
  * partial index user_events_history_idx, written as literals (not bound parameters) so that even a
  * generic plan of the prepared statement can prove the index applies.
  */
-const visible = (userId: string) => sql`
+const visible = (userId: SQL) => sql`
   ue.user_id = ${userId}::uuid and ue.media_count > 0 and not ue.hidden and ue.licensed`;
 
 /** The user a page is asked for, and the partner asking: another partner's user is no user at all. */
@@ -51,6 +52,28 @@ type PageRow = AttendedRow & {
   total: string | number | null;
 };
 
+/** The values of a page statement, one slot each (`renderedOnce`). */
+type PageSlot =
+  | "userId"
+  | "partnerId"
+  | "limit"
+  | "readLimit"
+  | "minConfidence"
+  | "afterStartsAt"
+  | "afterEventId";
+const PAGE_SLOTS: readonly PageSlot[] = [
+  "userId",
+  "partnerId",
+  "limit",
+  "readLimit",
+  "minConfidence",
+  "afterStartsAt",
+  "afterEventId",
+];
+
+/** What changes a page statement's text: whether it follows a cursor, filters, and carries media. */
+type PageShape = { follows: boolean; filters: boolean; includeMedia: boolean };
+
 /**
  * One page in one statement: the keyset read, each event's media count and, when asked, its stored
  * media list (`user_event_media`), whether more follow, on the first page the total, and the catalog
@@ -64,40 +87,72 @@ type PageRow = AttendedRow & {
  * user the partner does not have yields no row at all, and one with nothing to show yields a single row
  * with a null event. That saves a round trip before every page.
  */
-function pageQuery(owner: HistoryOwner, after: HistoryPosition | null, options: PageOptions): SQL {
-  const { partnerId, userId } = owner;
-  const { limit, includeMedia, minConfidence } = options;
+function pageStatement({ follows, filters, includeMedia }: PageShape, s: Slots<PageSlot>): SQL {
+  const userId = s.userId;
   // Without a threshold the statement carries no confidence predicate at all: the default page keeps
   // the plan it had before confidence existed. Null (not yet computed) is below every threshold.
-  const atLeast = minConfidence > 0 ? sql`and ue.confidence >= ${minConfidence}::int` : sql``;
-  const position =
-    after === null
-      ? sql``
-      : sql`and (ue.starts_at, ue.event_id) < (${new Date(after.startsAtMs).toISOString()}::timestamptz, ${after.eventId}::int)`;
-  const total =
-    after === null
-      ? sql`(select count(*) from user_events ue where ${visible(userId)} ${atLeast})`
-      : sql`null::int8`;
+  const atLeast = filters ? sql`and ue.confidence >= ${s.minConfidence}::int` : sql``;
+  const position = follows
+    ? sql`and (ue.starts_at, ue.event_id) < (${s.afterStartsAt}::timestamptz, ${s.afterEventId}::int)`
+    : sql``;
+  const total = follows
+    ? sql`null::int8`
+    : sql`(select count(*) from user_events ue where ${visible(userId)} ${atLeast})`;
   return sql`
     with page as materialized (
       select ue.event_id, ue.starts_at, ue.media_count, ue.confidence from user_events ue
       where ${visible(userId)} ${atLeast} ${position}
       order by ue.starts_at desc nulls last, ue.event_id desc nulls last
-      limit ${limit + 1}::int
+      limit ${s.readLimit}::int
     ),
     shown as (
       select event_id, starts_at, media_count, confidence from page
-      order by starts_at desc, event_id desc limit ${limit}::int
+      order by starts_at desc, event_id desc limit ${s.limit}::int
     )
     select s.event_id, extract(epoch from s.starts_at)::float8 * 1000 as starts_at_ms,
            s.media_count, s.confidence, ${catalogVersion} as catalog_version,
            ${includeMedia ? storedMediaList(userId, sql`s.event_id`) : sql`null::text`} as media_json,
-           (select count(*) from page) > ${limit}::int as has_more,
+           (select count(*) from page) > ${s.limit}::int as has_more,
            ${total} as total
     from users u
     left join shown s on true
-    where u.id = ${userId}::uuid and u.partner_id = ${partnerId}
+    where u.id = ${userId}::uuid and u.partner_id = ${s.partnerId}
     order by s.starts_at desc, s.event_id desc`;
+}
+
+/**
+ * The eight page statements, each rendered to text once (docs/performance.md §11: rendering one per
+ * page was a fifteenth of a page's server CPU); a statement leaves out the slots its shape does not use.
+ */
+const pageStatements = new Map(
+  [false, true].flatMap((follows) =>
+    [false, true].flatMap((filters) =>
+      [false, true].map((includeMedia) => {
+        const shape = { follows, filters, includeMedia };
+        return [shapeKey(shape), renderedOnce(PAGE_SLOTS, (slots) => pageStatement(shape, slots))] as const;
+      }),
+    ),
+  ),
+);
+
+function shapeKey({ follows, filters, includeMedia }: PageShape): number {
+  return (follows ? 4 : 0) + (filters ? 2 : 0) + (includeMedia ? 1 : 0);
+}
+
+function pageQuery(owner: HistoryOwner, after: HistoryPosition | null, options: PageOptions): BoundStatement {
+  const { limit, includeMedia, minConfidence } = options;
+  const bind = pageStatements.get(
+    shapeKey({ follows: after !== null, filters: minConfidence > 0, includeMedia }),
+  );
+  if (bind === undefined) throw new Error("no page statement for this shape");
+  return bind({
+    ...owner,
+    limit,
+    readLimit: limit + 1,
+    minConfidence,
+    afterStartsAt: after === null ? null : new Date(after.startsAtMs).toISOString(),
+    afterEventId: after?.eventId ?? null,
+  });
 }
 
 /**

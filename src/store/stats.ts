@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Store } from "./db.ts";
 import { catalogVersion } from "./eventDetails.ts";
+import { renderedOnce } from "./renderedStatement.ts";
 
 /** One visible event of the user, as user_events copies it, with the ids of the performers it bills. */
 type VisibleEvent = {
@@ -50,8 +51,9 @@ type StatsRow = {
  * to keep (`VenuePerformerCache`). Catalog rows are read through `offset 0` subqueries, which the
  * planner never turns into joins over whole tables.
  */
-function statsRowsQuery(partnerId: string, userId: string) {
-  return sql`
+const statsRowsQuery = renderedOnce(
+  ["partnerId", "userId"],
+  ({ partnerId, userId }) => sql`
     with visible as materialized (
       select event_id, starts_at, starts_at_local, media_count, photo_count, video_count, venue_id
       from user_events
@@ -75,8 +77,8 @@ function statsRowsQuery(partnerId: string, userId: string) {
         as latest_event_name
     from users u
     where u.id = ${userId} and u.partner_id = ${partnerId}
-  `;
-}
+  `,
+);
 
 /** The user's sync state and visible events, or null when the partner has no such user. */
 export async function userStatsRows(
@@ -85,7 +87,7 @@ export async function userStatsRows(
 ): Promise<StatsRows | null> {
   // A single statement with no transaction around it: JIT, whose compile time would dwarf this short
   // read, is off for every connection of the store (see db.ts).
-  const [row] = await store.read<StatsRow>(statsRowsQuery(owner.partnerId, owner.userId));
+  const [row] = await store.read<StatsRow>(statsRowsQuery(owner));
   if (!row) return null;
   return {
     hasSynced: row.has_synced,
