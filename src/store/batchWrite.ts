@@ -99,10 +99,10 @@ export function batchValues({
  * statement again on every execution from then on, about 1 ms of PostgreSQL's CPU a batch
  * (docs/performance.md §12). Built while `media` is nearly empty (a new deployment, `bench-write` after
  * its truncate), a plan that reads `media` by sequential scan would go on doing so while the table grows
- * (measured: 4x slower within seconds). The one lookup whose best plan depends on the batch is
- * `media_replaced`, planned per call; what the statement reads besides has one good path each (the
- * removal by row id, start times by events' key), and with sequential scans priced out the planner has
- * nothing else to pick. The settings last until the commit, so they hold the read after the batch (key
+ * (measured: 4x slower within seconds). The one lookup whose best path depends on the user is
+ * `media_replaced`, which picks one of two fixed plans itself (drizzle/0009); what the statement reads
+ * besides has one good path each (the removal by row id, start times by events' key), and with
+ * sequential scans priced out the planner has nothing else to pick. The settings last until the commit, so they hold the read after the batch (key
  * and index lookups of a few events) to index paths as well.
  *
  * Why not plan every execution instead: `plan_cache_mode = force_custom_plan` also replans the foreign-key

@@ -29,11 +29,11 @@ export type { BatchWrite, KeptMedia };
  * changed, and every one whose routine spots it changed, gets its confidence recomputed in the same
  * upsert (src/store/confidenceSql.ts); an event whose count nets to zero still gets its confidence.
  *
- * `previous` comes from `media_replaced` (drizzle/0001_media_replaced.sql), which finds the rows through
- * the primary key with a plan made for this batch, so a batch costs the same for a user with 50 items as
- * for one with 50,000, whatever table size the statement's cached plan was built on. A re-sent item whose
- * members are all unchanged is not rewritten (full-library rescans re-send everything), so it costs no
- * new row version and no index updates.
+ * `previous` comes from `media_replaced` (drizzle/0009_media_replaced_by_range.sql), which reads a user
+ * who keeps few items for the batch's size by the user's index range and anyone else by one primary-key
+ * probe per id, so a batch costs the same for a user with 50 items as for one with 50,000, whatever table
+ * size the plans were built on. A re-sent item whose members are all unchanged is not rewritten
+ * (full-library rescans re-send everything), so it costs no new row version and no index updates.
  *
  * The removal deletes the rows `previous` found, by row id (`ctid`), so no plan can visit more than those.
  * The ids stay valid through the statement: the upsert leaves items outside `incoming` alone, and only a

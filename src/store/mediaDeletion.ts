@@ -16,8 +16,8 @@ const lockedUser = (userId: string, partnerId: string): SQL =>
   sql`select id from users where id = ${userId}::uuid and partner_id = ${partnerId} for update`;
 
 /**
- * Which of `ids` the user keeps, through the batch's own probe (`media_replaced`, drizzle/0001): one
- * primary-key lookup per id, planned per call, whatever the size of the user's library.
+ * Which of `ids` the user keeps, through the batch's own lookup (`media_replaced`, drizzle/0009): the
+ * user's index range or one primary-key probe per id, whichever costs less for the user's library.
  */
 const keptAmong = (userId: string, ids: readonly string[]): SQL =>
   sql`select replaced_media_id as media_id from media_replaced(${userId}::uuid, ${sql.param(ids)}::text[])`;
