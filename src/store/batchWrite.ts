@@ -142,12 +142,16 @@ export const NO_SUCH_USER = "P0002";
 /** What `batch_replaces_nothing` raises when some of the batch's ids are stored (drizzle/0008). */
 export const REPLACES_STORED = "RB001";
 
-const replacesNothing = renderedOnce(
-  ["userId", "acceptedIds"],
-  ({ userId, acceptedIds }) => sql`select batch_replaces_nothing(${userId}::uuid, ${acceptedIds}::text[])`,
+const keepingNothing = renderedOnce(
+  ["userId", "partnerId", "acceptedIds"],
+  ({ userId, partnerId, acceptedIds }) =>
+    sql`select batch_keeping_nothing(${userId}::uuid, ${partnerId}, ${acceptedIds}::text[]) as last_sync_ms`,
 );
 
-/** The write of a batch that keeps nothing when none of its ids is stored (`writeBatch`). */
-export function replacesNothingStatement({ userId, acceptedIds }: BatchWrite): BoundStatement {
-  return replacesNothing({ userId, acceptedIds });
+/**
+ * The whole write of a batch that keeps nothing, when none of its ids is stored (`writeBatch`), in one
+ * statement that is its own transaction: drizzle/0010_batch_keeping_nothing.sql.
+ */
+export function keepingNothingStatement({ userId, partnerId, acceptedIds }: BatchWrite): BoundStatement {
+  return keepingNothing({ userId, partnerId, acceptedIds });
 }

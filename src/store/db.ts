@@ -1,7 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import type { SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
@@ -23,8 +22,11 @@ export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 export type Store = {
   readonly kind: "postgres" | "pglite";
   readonly db: Db;
-  /** Runs raw SQL and returns its rows, papering over the drivers' different result shapes. */
-  rows<T>(query: SQL, executor?: Db | Tx): Promise<T[]>;
+  /**
+   * Runs raw SQL and returns its rows, papering over the drivers' different result shapes. Outside a
+   * transaction a statement rendered once (`renderedOnce`) goes straight to the driver.
+   */
+  rows<T>(statement: Runnable, executor?: Db | Tx): Promise<T[]>;
   /**
    * `rows` for the heavy reads (history pages, stats), on connections of their own (see openPostgres).
    * A statement rendered once (`renderedOnce`) goes straight to the driver with its parameters.
@@ -191,8 +193,12 @@ async function openPostgres(
     kind: "postgres",
     db,
     client: countingReservations(client, main),
-    rows: <T>(query: SQL, executor: Db | Tx = db) =>
-      counted(main, async () => rowsOf<T>(await executor.execute(query))),
+    rows: <T>(statement: Runnable, executor?: Db | Tx) =>
+      counted(main, async () => {
+        if (executor !== undefined) return rowsOf<T>(await executor.execute(statementOf(statement)));
+        const query = queryOf(statement);
+        return rowsOf<T>(await client.unsafe(query.sql, query.params as never[], { prepare: true }));
+      }),
     read: <T>(statement: Runnable) =>
       counted(read, async () => {
         const query = queryOf(statement);
@@ -264,8 +270,8 @@ async function openPglite(dataDir: string): Promise<Store> {
     kind: "pglite",
     db,
     client: null,
-    rows: <T>(query: SQL, executor: Db | Tx = db) =>
-      counted(embedded, async () => rowsOf<T>(await executor.execute(query))),
+    rows: <T>(statement: Runnable, executor: Db | Tx = db) =>
+      counted(embedded, async () => rowsOf<T>(await executor.execute(statementOf(statement)))),
     read: <T>(statement: Runnable) =>
       counted(embedded, async () => rowsOf<T>(await db.execute(statementOf(statement)))),
     pools: () => [{ ...embedded }],

@@ -5,9 +5,9 @@ import {
   type BatchWrite,
   batchValues,
   type KeptMedia,
+  keepingNothingStatement,
   NO_SUCH_USER,
   REPLACES_STORED,
-  replacesNothingStatement,
   syncMarkStatement,
 } from "./batchWrite.ts";
 import { confidenceCtes, confidenceValue } from "./confidenceSql.ts";
@@ -188,11 +188,12 @@ export type WrittenBatch = { lastSyncAt: Date; events: AttendedRow[] };
  * and the counts would drift. As a statement of its own the lock is held before the batch statement
  * takes its snapshot (READ COMMITTED). Sending them together keeps the whole batch one round trip.
  *
- * A batch that keeps nothing (most of them: most of a camera roll matches no event) is first sent with
- * the sync mark and `batch_replaces_nothing` (drizzle/0008) in place of the batch statement: when none
- * of its ids is stored, that is the whole write. When some are, the transaction rolls back and the batch
- * goes again with the batch statement, which removes them: two round trips for a rare batch, against
- * starting the batch statement's plan for every batch that has nothing to write.
+ * A batch that keeps nothing (most of them: most of a camera roll matches no event) is first sent as
+ * `batch_keeping_nothing` (drizzle/0010), one statement that is its own transaction: the sync mark and
+ * a check that none of its ids is stored. When none is, that is the whole write. When some are, it rolls
+ * back and the batch goes again with the batch statement, which removes them: two round trips for a
+ * rare batch, against starting the batch statement's plan, and a BEGIN and a COMMIT, for every batch
+ * that has nothing to write.
  */
 export async function writeBatch(
   store: Store,
@@ -200,11 +201,7 @@ export async function writeBatch(
   answerEvents: readonly number[] = [],
 ): Promise<WrittenBatch | null> {
   if (batch.kept.length === 0 && batch.acceptedIds.length > 0 && answerEvents.length === 0) {
-    const written = await sendBatch(
-      store,
-      [syncMarkStatement(batch), replacesNothingStatement(batch)],
-      false,
-    );
+    const written = await sendBatch(store, [keepingNothingStatement(batch)], false);
     if (written !== REPLACES_STORED) return written;
   }
   const readsEvents = answerEvents.length > 0;
@@ -222,8 +219,9 @@ export async function writeBatch(
 }
 
 /**
- * One transaction of `writeBatch`, the sync mark first: what it left, null for no such user, or
- * REPLACES_STORED when `batch_replaces_nothing` found stored items (nothing was written).
+ * One transaction of `writeBatch`, the sync mark first (a lone statement is sent alone, its own
+ * transaction): what it left, null for no such user, or REPLACES_STORED when `batch_replaces_nothing`
+ * found stored items (nothing was written).
  */
 async function sendBatch(
   store: Store,
@@ -232,7 +230,11 @@ async function sendBatch(
 ): Promise<WrittenBatch | null | typeof REPLACES_STORED> {
   let results: unknown[][];
   try {
-    results = await inOneRoundTrip(store, statements);
+    const [alone] = statements;
+    results =
+      statements.length === 1 && alone !== undefined
+        ? [await store.rows(alone)]
+        : await inOneRoundTrip(store, statements);
   } catch (error) {
     const state = sqlStateOf(error);
     if (state === NO_SUCH_USER) return null;
