@@ -1,6 +1,6 @@
 -- The whole write of a media batch that keeps nothing (src/store/ingest.ts writeBatch), as one statement
--- sent on its own: the batch lock that orders batches before catalog imports (ATTENDANCE_COPIES_LOCK,
--- src/store/db.ts), the sync mark and user lookup (drizzle/0002), then the check that none of the ids
+-- sent on its own, which takes the batch lock (ATTENDANCE_COPIES_LOCK, src/store/db.ts) in its FROM
+-- before this runs: the sync mark and user lookup (drizzle/0002), then the check that none of the ids
 -- is stored (drizzle/0008). Without BEGIN and COMMIT around it, it is one message each way and one
 -- transaction: an exception (no such user, P0002; stored items, RB001) rolls the sync mark back with it.
 -- Each statement of the function takes a fresh snapshot, so the lookup runs after the user's row lock
@@ -12,7 +12,6 @@ AS $$
 DECLARE
   mark double precision;
 BEGIN
-  PERFORM pg_advisory_xact_lock_shared(7265003);
   mark := mark_batch_sync(batch_user, batch_partner, true);
   PERFORM batch_replaces_nothing(batch_user, batch_ids);
   RETURN mark;

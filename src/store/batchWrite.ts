@@ -102,8 +102,8 @@ export function batchValues({
  * (measured: 4x slower within seconds). The one lookup whose best path depends on the user is
  * `media_replaced`, which picks one of two fixed plans itself (drizzle/0009); what the statement reads
  * besides has one good path each (the removal by row id, start times by events' key), and with
- * sequential scans priced out the planner has nothing else to pick. The settings last until the commit, so they hold the read after the batch (key
- * and index lookups of a few events) to index paths as well.
+ * sequential scans priced out the planner has nothing else to pick. The settings last until the commit,
+ * so they hold the read after the batch (key and index lookups of a few events) to index paths as well.
  *
  * Why not plan every execution instead: `plan_cache_mode = force_custom_plan` also replans the foreign-key
  * checks the statement fires, two per stored row, which then cost more than the statement itself
@@ -145,12 +145,14 @@ export const REPLACES_STORED = "RB001";
 const keepingNothing = renderedOnce(
   ["userId", "partnerId", "acceptedIds"],
   ({ userId, partnerId, acceptedIds }) =>
-    sql`select batch_keeping_nothing(${userId}::uuid, ${partnerId}, ${acceptedIds}::text[]) as last_sync_ms`,
+    sql`select batch_keeping_nothing(${userId}::uuid, ${partnerId}, ${acceptedIds}::text[]) as last_sync_ms
+    from pg_advisory_xact_lock_shared(${ATTENDANCE_COPIES_LOCK}::int8) as copies_lock`,
 );
 
 /**
  * The whole write of a batch that keeps nothing, when none of its ids is stored (`writeBatch`), in one
- * statement that is its own transaction: drizzle/0010_batch_keeping_nothing.sql.
+ * statement that is its own transaction: drizzle/0010_batch_keeping_nothing.sql, after the same shared
+ * ATTENDANCE_COPIES_LOCK the sync-mark statement takes.
  */
 export function keepingNothingStatement({ userId, partnerId, acceptedIds }: BatchWrite): BoundStatement {
   return keepingNothing({ userId, partnerId, acceptedIds });

@@ -219,9 +219,8 @@ export async function writeBatch(
 }
 
 /**
- * One transaction of `writeBatch`, the sync mark first (a lone statement is sent alone, its own
- * transaction): what it left, null for no such user, or REPLACES_STORED when `batch_replaces_nothing`
- * found stored items (nothing was written).
+ * One transaction of `writeBatch`, the sync mark first: what it left, null for no such user, or
+ * REPLACES_STORED when `batch_replaces_nothing` found stored items (nothing was written).
  */
 async function sendBatch(
   store: Store,
@@ -230,11 +229,7 @@ async function sendBatch(
 ): Promise<WrittenBatch | null | typeof REPLACES_STORED> {
   let results: unknown[][];
   try {
-    const [alone] = statements;
-    results =
-      statements.length === 1 && alone !== undefined
-        ? [await store.rows(alone)]
-        : await inOneRoundTrip(store, statements);
+    results = await inOneRoundTrip(store, statements);
   } catch (error) {
     const state = sqlStateOf(error);
     if (state === NO_SUCH_USER) return null;

@@ -17,8 +17,11 @@ export function sqlStateOf(error: unknown): string | undefined {
  * back in one round trip: the server runs the messages in order, each statement with a fresh snapshot.
  * If one fails, the later ones fail with "transaction is aborted", COMMIT rolls back, and the first error
  * is thrown; nothing is stored. A transaction callback would cost a round trip each for BEGIN and COMMIT.
+ * A lone statement is a transaction of its own: it goes out without BEGIN and COMMIT, on any connection.
  */
 export async function inOneRoundTrip(store: Store, statements: readonly Runnable[]): Promise<unknown[][]> {
+  const [alone, ...others] = statements;
+  if (alone !== undefined && others.length === 0) return [await store.rows(alone)];
   if (store.client === null) {
     return store.db.transaction(async (tx) => {
       const results: unknown[][] = [];
