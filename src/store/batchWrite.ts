@@ -138,22 +138,3 @@ export function syncMarkStatement({ userId, partnerId, acceptedIds }: BatchWrite
 
 /** What `mark_batch_sync` raises when the partner has no such user. */
 export const NO_SUCH_USER = "P0002";
-
-/** What `batch_replaces_nothing` raises when some of the batch's ids are stored (drizzle/0008). */
-export const REPLACES_STORED = "RB001";
-
-const keepingNothing = renderedOnce(
-  ["userId", "partnerId", "acceptedIds"],
-  ({ userId, partnerId, acceptedIds }) =>
-    sql`select batch_keeping_nothing(${userId}::uuid, ${partnerId}, ${acceptedIds}::text[]) as last_sync_ms
-    from pg_advisory_xact_lock_shared(${ATTENDANCE_COPIES_LOCK}::int8) as copies_lock`,
-);
-
-/**
- * The whole write of a batch that keeps nothing, when none of its ids is stored (`writeBatch`), in one
- * statement that is its own transaction: drizzle/0010_batch_keeping_nothing.sql, after the same shared
- * ATTENDANCE_COPIES_LOCK the sync-mark statement takes.
- */
-export function keepingNothingStatement({ userId, partnerId, acceptedIds }: BatchWrite): BoundStatement {
-  return keepingNothing({ userId, partnerId, acceptedIds });
-}

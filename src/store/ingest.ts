@@ -5,15 +5,14 @@ import {
   type BatchWrite,
   batchValues,
   type KeptMedia,
-  keepingNothingStatement,
   NO_SUCH_USER,
-  REPLACES_STORED,
   syncMarkStatement,
 } from "./batchWrite.ts";
 import { confidenceCtes, confidenceValue } from "./confidenceSql.ts";
 import type { Store } from "./db.ts";
 import { type AttendedRow, attendedEventsQuery, mediaListAggregate } from "./eventDetails.ts";
-import { type Runnable, renderedOnce, type Slots } from "./renderedStatement.ts";
+import { writeKeepingNothing } from "./keepingNothing.ts";
+import { renderedOnce, type Slots } from "./renderedStatement.ts";
 import { inOneRoundTrip, sqlStateOf } from "./roundTrip.ts";
 
 export type { BatchWrite, KeptMedia };
@@ -188,12 +187,12 @@ export type WrittenBatch = { lastSyncAt: Date; events: AttendedRow[] };
  * and the counts would drift. As a statement of its own the lock is held before the batch statement
  * takes its snapshot (READ COMMITTED). Sending them together keeps the whole batch one round trip.
  *
- * A batch that keeps nothing (most of them: most of a camera roll matches no event) is first sent as
- * `batch_keeping_nothing` (drizzle/0010), one statement that is its own transaction: the sync mark and
- * a check that none of its ids is stored. When none is, that is the whole write. When some are, it rolls
- * back and the batch goes again with the batch statement, which removes them: two round trips for a
- * rare batch, against starting the batch statement's plan, and a BEGIN and a COMMIT, for every batch
- * that has nothing to write.
+ * A batch that keeps nothing (most of them: most of a camera roll matches no event) is first written
+ * with the other such batches waiting at that moment (`writeKeepingNothing`, drizzle/0011): the sync
+ * mark and a check that none of its ids is stored. When none is, that is the whole write. When some
+ * are, or another transaction holds the user's row, nothing was written and the batch goes again as a
+ * whole batch, which waits for the row and removes the stored ids: two round trips for a rare batch,
+ * against a BEGIN, a COMMIT and the batch statement's plan for every batch that has nothing to write.
  */
 export async function writeBatch(
   store: Store,
@@ -201,39 +200,20 @@ export async function writeBatch(
   answerEvents: readonly number[] = [],
 ): Promise<WrittenBatch | null> {
   if (batch.kept.length === 0 && batch.acceptedIds.length > 0 && answerEvents.length === 0) {
-    const written = await sendBatch(store, [keepingNothingStatement(batch)], false);
-    if (written !== REPLACES_STORED) return written;
+    const outcome = await writeKeepingNothing(store, batch);
+    if (outcome === "no_user") return null;
+    if (outcome !== "whole") return { lastSyncAt: outcome.lastSyncAt, events: [] };
   }
   const readsEvents = answerEvents.length > 0;
-  const written = await sendBatch(
-    store,
-    [
+  let results: unknown[][];
+  try {
+    results = await inOneRoundTrip(store, [
       syncMarkStatement(batch),
       ...(batch.acceptedIds.length > 0 ? [batchWithValues(batch)] : []),
       ...(readsEvents ? [attendedEventsQuery(batch.userId, answerEvents)] : []),
-    ],
-    readsEvents,
-  );
-  if (written === REPLACES_STORED) throw new Error("the batch statement raised for stored items");
-  return written;
-}
-
-/**
- * One transaction of `writeBatch`, the sync mark first: what it left, null for no such user, or
- * REPLACES_STORED when `batch_replaces_nothing` found stored items (nothing was written).
- */
-async function sendBatch(
-  store: Store,
-  statements: readonly Runnable[],
-  readsEvents: boolean,
-): Promise<WrittenBatch | null | typeof REPLACES_STORED> {
-  let results: unknown[][];
-  try {
-    results = await inOneRoundTrip(store, statements);
+    ]);
   } catch (error) {
-    const state = sqlStateOf(error);
-    if (state === NO_SUCH_USER) return null;
-    if (state === REPLACES_STORED) return REPLACES_STORED;
+    if (sqlStateOf(error) === NO_SUCH_USER) return null;
     throw error;
   }
   // The rows' shapes are those of the statements above: the sync mark's one column, attendedEventsQuery's.
