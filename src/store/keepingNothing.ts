@@ -10,7 +10,7 @@ import { renderedOnce } from "./renderedStatement.ts";
  * c=32 the statements carry about ten batches each, and PostgreSQL's CPU a batch falls by a tenth
  * (docs/performance.md §12). A batch that finds nothing in flight goes out at once, alone, so a quiet
  * service waits for nothing. The statement never waits for one user's row lock (it skips a locked user,
- * whose batch goes again alone), so no user can hold up the others' batches.
+ * whose batch goes again as a whole batch), so no user can hold up the others' batches.
  */
 
 /**
