@@ -66,6 +66,7 @@ async function openConfiguredStore(config: Config) {
       ...config,
       poolSize: threaded ? SUPERVISOR_CONNECTIONS : config.databasePoolSize,
       readPoolSize: threaded ? 1 : config.databaseReadPoolSize,
+      exportPoolSize: threaded ? 1 : config.exportsPerInstance,
     });
   } catch (error) {
     if (config.databaseUrl !== null || error instanceof EmbeddedDatabaseBusyError) throw error;

@@ -11,6 +11,23 @@ const fixture = mediaTestFile();
 const exportOf = (userId: string, key = fixture.key) =>
   fixture.server.call("GET", `/v1/users/${userId}/export`, { key });
 
+/**
+ * An export of the user, asked again while the partner's two slots are still being given back by the
+ * exports whose clients just left (a few milliseconds), as a client heeding the 429 would; at most 1 s.
+ */
+async function exportOnceFree(userId: string, signal?: AbortSignal): Promise<Response> {
+  const started = performance.now();
+  for (;;) {
+    const response = await fetch(`${fixture.server.baseUrl}/v1/users/${userId}/export`, {
+      headers: { "x-partner-api-key": fixture.key },
+      signal,
+    });
+    if (response.status !== 429 || performance.now() - started > 1000) return response;
+    await response.arrayBuffer();
+    await Bun.sleep(20);
+  }
+}
+
 describe("GET /v1/users/{user_id}/export", () => {
   test("every member sent comes back as stored, in a document of the documented shape", async () => {
     const profile = {
@@ -122,17 +139,16 @@ describe("GET /v1/users/{user_id}/export", () => {
     // More abandoned exports than the pool has connections: each must give its connection back.
     for (let round = 0; round < 14; round++) {
       const controller = new AbortController();
-      const response = await fetch(`${fixture.server.baseUrl}/v1/users/${userId}/export`, {
-        headers: { "x-partner-api-key": fixture.key },
-        signal: controller.signal,
-      });
+      const response = await exportOnceFree(userId, controller.signal);
+      expect(response.status).toBe(200);
       const reader = response.body?.getReader();
       await reader?.read();
       controller.abort();
       await reader?.cancel().catch(() => {});
     }
-    const whole = await exportOf(userId);
-    expect(whole.body.media).toHaveLength(3000);
+    const whole = await exportOnceFree(userId);
+    expect(whole.status).toBe(200);
+    expect(((await whole.json()) as { media: unknown[] }).media).toHaveLength(3000);
     await Bun.sleep(200);
     const open = await fixture.server.store.rows<{ n: number }>(
       sql`select count(*)::int as n from pg_stat_activity

@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 describe("frame", () => {
-  test("every response carries an X-Request-Id; a sane incoming one is echoed, anything else replaced", async () => {
+  test("every response carries an X-Request-Id and Cache-Control: no-store; a sane incoming id is echoed, anything else replaced", async () => {
     const responses = [
       await server.call("GET", "/v1/ping"),
       await server.call("GET", "/v1/nope"),
@@ -32,7 +32,11 @@ describe("frame", () => {
       await server.call("GET", `/v1/users/${userId}/stats`, { key: keys.sandbox }),
       await server.call("POST", "/v1/users", { key: keys.sandbox, body: { email: "x" } }),
     ];
-    for (const response of responses) expect(response.headers.get("x-request-id")).toMatch(/^[\w-]{8,}$/);
+    for (const response of responses) {
+      expect(response.headers.get("x-request-id")).toMatch(/^[\w-]{8,}$/);
+      // Answers carry users' data or say whether a user exists: no cache may keep them.
+      expect(response.headers.get("cache-control")).toBe("no-store");
+    }
     const echoed = await server.call("GET", "/v1/ping", { headers: { "x-request-id": "req-123_abc.def:9" } });
     expect(echoed.headers.get("x-request-id")).toBe("req-123_abc.def:9");
     for (const insane of ["has space", "x".repeat(129), "semi;colon", "<script>"]) {

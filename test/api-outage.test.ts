@@ -63,7 +63,7 @@ describe("failures", () => {
       expect(elapsed).toBeLessThan(10_000);
       expect(logged.find((line) => line.event === "request_deadline")?.fields).toEqual({
         method: "POST",
-        path: `/v1/users/${userId}/media`,
+        route: "/v1/users/:user_id/media",
         afterMs: REQUEST_DEADLINE_MS,
       });
     } finally {

@@ -194,7 +194,7 @@ onBothDatabases("data lifecycle", (storeOf) => {
     );
 
     const exported = await openUserExport(store, "acme", userId);
-    if (exported === null) throw new Error("the user was not found");
+    if (typeof exported === "string") throw new Error(`the export did not open: ${exported}`);
     const pages = [];
     try {
       for await (const page of exported.pages()) pages.push(page);
@@ -236,6 +236,6 @@ onBothDatabases("data lifecycle", (storeOf) => {
       event_id: 102,
       venue_id: 2,
     });
-    expect(await openUserExport(store, "globex", userId)).toBeNull();
+    expect(await openUserExport(store, "globex", userId)).toBe("no_such_user");
   });
 });

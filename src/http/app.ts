@@ -1,7 +1,8 @@
 import { Elysia, ValidationError } from "elysia";
 import { createCatalogFacts } from "../flows/catalogFacts/eventFacts.ts";
+import { ExportSlots } from "../limits/exportSlots.ts";
 import { type Log, throttled } from "../observability/log.ts";
-import { describeFailure, isConnectionFailure } from "../store/failures.ts";
+import { describeFailure, isCalledOff, isConnectionFailure } from "../store/failures.ts";
 import { createAuthenticator } from "./auth.ts";
 import { ApiError, errorResponse, internalError } from "./errors.ts";
 import { registerFormats } from "./formats.ts";
@@ -28,6 +29,8 @@ function toApiError(error: unknown, route: string, method: string, logs: Failure
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "NOT_FOUND") return new ApiError("not_found", "No such path.");
   if (code === "PARSE") return new ApiError("invalid_request", "The request body is not valid JSON.");
+  // The request already ended (its deadline, or its client gone) and was logged then: this answer goes nowhere.
+  if (isCalledOff(error)) return internalError();
   if (isConnectionFailure(error)) {
     logs.database("database_request_failed", { route, method, ...describeFailure(error) });
   } else {
@@ -44,19 +47,19 @@ type FailureLogs = { defect: Log; database: Log };
 
 const DATABASE_FAILURE_LOG_EVERY_MS = 10_000;
 
-/** The path a request asked for, for the log when the failure came before routing (the gate's key lookup). */
-function pathOf(request: Request): string {
-  try {
-    return new URL(request.url).pathname;
-  } catch {
-    return "";
-  }
+/** The route a request asked for, for the log (a pattern: never a user id), or "unmatched". */
+function routeOf(request: Request): string {
+  return contextOf(request)?.route ?? "unmatched";
 }
 
 export function createApp(deps: AppDeps) {
   registerFormats();
   // EVENT_CACHE_MB bounds the caches of catalog facts together.
-  const resources: ResourceDeps = { ...deps, ...createCatalogFacts(deps.config.eventCacheMb * 2 ** 20) };
+  const resources: ResourceDeps = {
+    ...deps,
+    ...createCatalogFacts(deps.config.eventCacheMb * 2 ** 20),
+    exportSlots: new ExportSlots(deps.config.exportsPerInstance),
+  };
   deps.metrics?.watchCache("event_facts", () => resources.eventFacts.stats());
   deps.metrics?.watchCache("venues_performers", () => resources.venuesAndPerformers.stats());
   const failureLogs: FailureLogs = {
@@ -77,7 +80,7 @@ export function createApp(deps: AppDeps) {
       try {
         await gate(request);
       } catch (error) {
-        return errorResponse(toApiError(error, pathOf(request), request.method, failureLogs));
+        return errorResponse(toApiError(error, routeOf(request), request.method, failureLogs));
       }
       return undefined;
     })

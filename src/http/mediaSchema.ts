@@ -15,23 +15,34 @@ import {
 /** docs/api.md §4: a batch carries 1 to 200 items; more is 413 invalid_batch_size. */
 export const MAX_BATCH_ITEMS = 200;
 
+/** The longest `thumbnail_url` and other descriptive string of an item, in characters (docs/api.md §4). */
+export const MAX_THUMBNAIL_URL_CHARACTERS = 2048;
+export const MAX_ITEM_TEXT_CHARACTERS = 255;
+
+/** An optional descriptive member: every answer repeats it, so it is bounded like `id`. */
+const itemText = (max = MAX_ITEM_TEXT_CHARACTERS, note = "") =>
+  t.Optional(limitedString(max, { description: `${note}At most ${max} characters (Unicode code points)` }));
+
 /**
  * One media item (docs/api.md §4). Optional members sent as null are dropped before this schema runs
  * (see `normalizeItems`), so null reads as absent: a null `taken_at` or coordinate becomes the per-item
  * rejection of docs/api.md §4 rather than a request-level type error.
  */
 export const MediaItem = t.Object({
-  id: limitedString(255, { minLength: 1, description: "At most 255 characters (Unicode code points)" }),
+  id: limitedString(MAX_ITEM_TEXT_CHARACTERS, {
+    minLength: 1,
+    description: "At most 255 characters (Unicode code points)",
+  }),
   taken_at: t.Optional(t.String({ description: "RFC 3339 with Z or a numeric offset" })),
   latitude: t.Optional(t.Number()),
   longitude: t.Optional(t.Number()),
   media_type: t.Optional(t.Union([t.Literal("photo"), t.Literal("video")])),
-  filename: t.Optional(t.String()),
+  filename: itemText(),
   duration_seconds: t.Optional(t.Number({ minimum: 0 })),
-  thumbnail_url: t.Optional(t.String({ description: "Stored verbatim, never fetched" })),
-  device_make: t.Optional(t.String()),
-  device_model: t.Optional(t.String()),
-  device_lens_model: t.Optional(t.String()),
+  thumbnail_url: itemText(MAX_THUMBNAIL_URL_CHARACTERS, "Stored verbatim, never fetched. "),
+  device_make: itemText(),
+  device_model: itemText(),
+  device_lens_model: itemText(),
 });
 export type MediaItem = typeof MediaItem.static;
 

@@ -6,6 +6,7 @@
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import type { Config } from "../config.ts";
 import { createRateLimits, ThreadWindowLimiter } from "../limits/index.ts";
+import { DatabaseWatch } from "../observability/databaseWatch.ts";
 import { readinessOf, timed } from "../observability/instance.ts";
 import { createLogger } from "../observability/log.ts";
 import { Metrics } from "../observability/metrics.ts";
@@ -23,6 +24,7 @@ export type ThreadInit = {
   /** This thread's share of the process's connections and cache memory. */
   poolSize: number;
   readPoolSize: number;
+  exportPoolSize: number;
   cacheMb: number;
   /** Int32 flags the supervisor writes: the current generation, the database's state, draining. */
   control: SharedArrayBuffer;
@@ -50,6 +52,7 @@ const store = await openStore({
   dataDir: config.dataDir,
   poolSize: init.poolSize,
   readPoolSize: init.readPoolSize,
+  exportPoolSize: init.exportPoolSize,
   migrate: false,
 });
 const index = new ThreadIndex(control, config.match, config.shards);
@@ -66,7 +69,7 @@ metrics.watchDatabase(
 );
 metrics.watchRateLimitStore(() => limits.storeState());
 const app = createApp({
-  config: { ...config, eventCacheMb: init.cacheMb },
+  config: { ...config, eventCacheMb: init.cacheMb, exportsPerInstance: init.exportPoolSize },
   store,
   matcher: timed(index, metrics),
   limits,
@@ -74,6 +77,9 @@ const app = createApp({
   log,
   metrics,
 });
+// This thread's own pools: the supervisor's watch cannot see them run dry (docs/operations.md, readiness).
+const connections = new DatabaseWatch((timeoutMs) => store.ping(timeoutMs), log);
+connections.start();
 const server = serve(app, {
   port: config.port,
   host: config.host,
@@ -81,7 +87,10 @@ const server = serve(app, {
   metrics,
   reusePort: true,
   readiness: () =>
-    readinessOf(Atomics.load(control, DRAINING) === 1, Atomics.load(control, DATABASE_UP) === 1),
+    readinessOf(
+      Atomics.load(control, DRAINING) === 1,
+      Atomics.load(control, DATABASE_UP) === 1 && connections.up(),
+    ),
 });
 send({ type: "listening", port: server.port });
 
@@ -103,6 +112,7 @@ port.on("message", (message: SupervisorMessage) => {
 /** In-flight requests finish, then what they used closes; the supervisor ends the thread after. */
 async function drain(): Promise<void> {
   await server.stop();
+  connections.stop();
   await limits.close();
   await index.close();
   await store.close();

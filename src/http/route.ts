@@ -1,6 +1,7 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { Config } from "../config.ts";
 import type { CatalogFacts } from "../flows/catalogFacts/eventFacts.ts";
+import type { ExportSlots } from "../limits/exportSlots.ts";
 import type { RateLimits } from "../limits/index.ts";
 import type { Log } from "../observability/log.ts";
 import type { Metrics } from "../observability/metrics.ts";
@@ -22,8 +23,8 @@ export type AppDeps = {
   metrics?: Metrics;
 };
 
-/** What the handlers are built with: the app's dependencies and the caches the app keeps for the flows. */
-export type ResourceDeps = AppDeps & CatalogFacts;
+/** What the handlers are built with: the app's dependencies and what the app keeps for the flows. */
+export type ResourceDeps = AppDeps & CatalogFacts & { exportSlots: ExportSlots };
 
 export type Method = "GET" | "POST" | "DELETE";
 

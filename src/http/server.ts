@@ -1,6 +1,7 @@
 import type { Readiness } from "../observability/instance.ts";
 import { ACCESS_EVENT, throttled } from "../observability/log.ts";
 import type { Metrics } from "../observability/metrics.ts";
+import { RequestScope, withinScope } from "../store/requestScope.ts";
 import type { App, Log } from "./app.ts";
 import { ApiError, errorResponse, internalError } from "./errors.ts";
 import { contextOf, type RequestContext } from "./gate.ts";
@@ -43,10 +44,10 @@ function routable(request: Request): Request {
 }
 
 /**
- * How long a request may take before it is answered 500 internal_error anyway. Under the runtime's
- * 10 s idle timeout, which otherwise closes the connection of a request waiting on a database that
- * stopped answering, with no response at all. The work itself is not stopped: a write may still be
- * applied when the database comes back, which docs/api.md §1 makes harmless (every call is safe to retry).
+ * How long a request may take before it is answered 500 internal_error anyway: under the runtime's
+ * 10 s idle timeout, which would otherwise close the connection with no answer at all. Whatever the
+ * request still holds in the database is called off at that moment (requestScope.ts); a write already
+ * committed stays, which docs/api.md §1 makes harmless (every call is safe to retry).
  */
 export const REQUEST_DEADLINE_MS = 8000;
 
@@ -59,25 +60,31 @@ const tooSlow = () =>
   );
 
 /**
- * The app's answer, or the deadline's when the app takes longer. A request that runs out of time is
- * logged: its work may still fail later, and nothing else would say that it timed out.
+ * The app's answer, or the deadline's when the app takes longer. The request runs in a scope that
+ * holds everything it takes from the database, called off at the deadline or when the client goes
+ * away, and kept past the answer only by a body that streams (an export) until that body ends.
  */
-async function answerWithin(app: App, request: Request, log: Log): Promise<Response> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<Response>((resolve) => {
-    timer = setTimeout(() => {
+async function answerWithin(app: App, request: Request, received: Request, log: Log): Promise<Response> {
+  const scope = new RequestScope(REQUEST_DEADLINE_MS);
+  const clientGone = () => scope.abort("client_gone");
+  received.signal.addEventListener("abort", clientGone, { once: true });
+  scope.onSettled(() => received.signal.removeEventListener("abort", clientGone));
+  const late = new Promise<Response>((resolve) =>
+    scope.onAbort((reason) => {
+      // A client that went away gets no answer; its request ends as its work, called off, fails.
+      if (reason !== "deadline") return;
       log("request_deadline", {
         method: request.method,
-        path: new URL(request.url).pathname,
+        route: contextOf(request)?.route ?? "unmatched",
         afterMs: REQUEST_DEADLINE_MS,
       });
       resolve(errorResponse(tooSlow()));
-    }, REQUEST_DEADLINE_MS);
-  });
+    }),
+  );
   try {
-    return await Promise.race([app.handle(request), deadline]);
+    return await Promise.race([withinScope(scope, () => app.handle(request)), late]);
   } finally {
-    clearTimeout(timer);
+    scope.end();
   }
 }
 
@@ -168,7 +175,7 @@ export function serve(app: App, options: ServeOptions): Listening {
       const requestId = incoming !== null && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
       let response: Response;
       try {
-        response = await answerWithin(app, request, deadlineLog);
+        response = await answerWithin(app, request, received, deadlineLog);
       } catch {
         response = errorResponse(internalError());
       }
@@ -176,6 +183,8 @@ export function serve(app: App, options: ServeOptions): Listening {
         if (!response.headers.has(name)) response.headers.set(name, value);
       }
       response.headers.set("x-request-id", requestId);
+      // Answers carry users' data (or say whether a user exists): no cache along the way may keep them.
+      response.headers.set("cache-control", "no-store");
       account(request, response, requestId, startedMs, options);
       return response;
     },

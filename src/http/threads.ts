@@ -119,6 +119,7 @@ export async function startRequestThreads(deps: {
       thread: i + 1,
       poolSize: shareOf(config.databasePoolSize - SUPERVISOR_CONNECTIONS, count, i),
       readPoolSize: shareOf(config.databaseReadPoolSize, count, i),
+      exportPoolSize: shareOf(config.exportsPerInstance, count, i),
       cacheMb: Math.floor(config.eventCacheMb / count),
       control: control.buffer as SharedArrayBuffer,
       generations: pending === null ? [current] : [current, pending],

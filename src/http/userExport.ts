@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
-import { describeFailure } from "../store/failures.ts";
+import { describeFailure, isCalledOff } from "../store/failures.ts";
+import { currentScope, RequestAbortedError } from "../store/requestScope.ts";
 import type { UserAddress } from "../store/schema/index.ts";
 import {
   type ExportedMediaRow,
@@ -8,7 +9,7 @@ import {
   openUserExport,
   type UserExport,
 } from "../store/userExport.ts";
-import { errorResponses } from "./errors.ts";
+import { ApiError, errorResponses } from "./errors.ts";
 import { partnerOf } from "./gate.ts";
 import { JSON_MEDIA_TYPE } from "./jsonResponse.ts";
 import { userNotFound } from "./requireUser.ts";
@@ -105,13 +106,16 @@ const COLLECT_EVERY_BYTES = 4 * 2 ** 20;
 
 /**
  * The document written a page of items at a time, each page read only when the client has taken the
- * one before (pull), so the server holds one page whatever the user's size. The store's transaction
- * ends when the last page is written, when the client goes away (cancel) or on a failure, after which
- * the body stops short of its closing `]}`: a document that does not parse did not complete.
+ * one before (pull), so the server holds one page whatever the user's size. The export ends when the
+ * last page is written, when the client goes away (cancel), on a failure, or when the request passes
+ * its deadline (`ended`); the body then stops short of its closing `]}`: a document that does not
+ * parse did not complete.
  */
 function documentStream(
   exported: UserExport,
+  finished: () => void,
   onFailure: (error: unknown) => void,
+  ended: (stop: (reason: unknown) => void) => void,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const pages = exported.pages();
@@ -119,12 +123,22 @@ function documentStream(
   let separator = "";
   let sinceCollection = 0;
   const finish = async () => {
-    await pages.return(undefined);
-    await exported.close();
+    try {
+      await exported.close();
+    } finally {
+      finished();
+    }
   };
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
+        ended((reason) => {
+          try {
+            controller.error(reason);
+          } catch {
+            // Already closed: the document was complete.
+          }
+        });
         const sync = { has_synced: user.has_synced, last_sync_at: user.last_sync_at };
         const head = `{"user":${JSON.stringify(userOf(user))},"sync":${JSON.stringify(sync)},"media":[`;
         controller.enqueue(encoder.encode(head));
@@ -150,7 +164,7 @@ function documentStream(
             Bun.gc(false);
           }
         } catch (error) {
-          onFailure(error);
+          if (!isCalledOff(error)) onFailure(error);
           await finish().catch(() => {});
           controller.error(error);
         }
@@ -160,6 +174,15 @@ function documentStream(
     { highWaterMark: 1 },
   );
 }
+
+/** docs/api.md §16: one more export than the partner or this instance may run at once. */
+const tooManyExports = (scope: string) =>
+  new ApiError("rate_limited", `Too many exports are running ${scope}; retry later.`, null, {
+    "retry-after": String(EXPORT_RETRY_AFTER_SECONDS),
+  });
+
+/** An export takes seconds, not minutes, unless its reader is slow: worth asking again this soon. */
+const EXPORT_RETRY_AFTER_SECONDS = 5;
 
 /** docs/api.md §16: everything stored for the user, streamed. */
 export const userExportRoute = route({
@@ -176,13 +199,31 @@ export const userExportRoute = route({
     },
   },
   handle:
-    ({ store, log }) =>
+    ({ store, log, config, exportSlots }) =>
     async ({ request, params }) => {
       const { partnerId } = partnerOf(request);
-      const exported = await openUserExport(store, partnerId, params.user_id);
-      if (exported === null) throw userNotFound();
-      const stream = documentStream(exported, (error) =>
-        log("export_failed", { route: "/v1/users/:user_id/export", ...describeFailure(error) }),
+      const slot = exportSlots.take();
+      if (slot === null) throw tooManyExports("on this instance");
+      let exported: Awaited<ReturnType<typeof openUserExport>>;
+      try {
+        exported = await openUserExport(store, partnerId, params.user_id);
+      } catch (error) {
+        slot();
+        throw error;
+      }
+      if (exported === "no_such_user" || exported === "partner_busy") {
+        slot();
+        throw exported === "no_such_user" ? userNotFound() : tooManyExports("for this partner");
+      }
+      // The document streams past the answer's headers: the request holds its snapshot until it ends.
+      const scope = currentScope();
+      scope?.extendDeadline(config.exportDeadlineSeconds * 1000);
+      scope?.onSettled(slot);
+      const stream = documentStream(
+        exported,
+        slot,
+        (error) => log("export_failed", { route: "/v1/users/:user_id/export", ...describeFailure(error) }),
+        (stop) => scope?.onAbort((reason) => stop(new RequestAbortedError(reason))),
       );
       return new Response(stream, { headers: { "content-type": JSON_MEDIA_TYPE } });
     },

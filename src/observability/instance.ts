@@ -1,6 +1,7 @@
 import type { Config } from "../config.ts";
 import type { MatchingEngine } from "../shards/engine.ts";
 import type { Matcher } from "../shards/matcher.ts";
+import { oldestTransactionSeconds } from "../store/activity.ts";
 import type { Store } from "../store/db.ts";
 import { DatabaseWatch } from "./databaseWatch.ts";
 import type { Log } from "./log.ts";
@@ -93,6 +94,7 @@ export function observe(config: Config, parts: { store: Store; engine: MatchingE
     () => store.pools(),
     () => database.up(),
   );
+  metrics.watchTransactions(() => oldestTransactionSeconds(store));
   let others: (() => Promise<MetricsJson[]>) | undefined;
   let listener: Listening | null = null;
   if (config.metricsPort !== null) {

@@ -66,6 +66,7 @@ export class Metrics {
   #catalog: () => CatalogReading | null = () => null;
   #pools: () => readonly PoolReading[] = () => [];
   #databaseUp: () => boolean | null = () => null;
+  #oldestTransaction: () => Promise<number | null> = async () => null;
   #rateLimitStore: () => RateLimitStoreReading | null = () => null;
   readonly #caches = new Map<string, () => CacheReading>();
 
@@ -138,6 +139,11 @@ export class Metrics {
   watchDatabase(pools: () => readonly PoolReading[], up: () => boolean): void {
     this.#pools = pools;
     this.#databaseUp = up;
+  }
+
+  /** Reads the age of the service's oldest open transaction at each scrape (the supervising thread's). */
+  watchTransactions(oldest: () => Promise<number | null>): void {
+    this.#oldestTransaction = oldest;
   }
 
   watchRateLimitStore(read: () => RateLimitStoreReading): void {
@@ -262,6 +268,17 @@ export class Metrics {
       "Total time since start batches waited to be given their connection; only ever grows.",
       (r) => r.waitSeconds,
     );
+    const oldest = () => this.#oldestTransaction();
+    new Gauge({
+      name: "rollcall_db_oldest_transaction_seconds",
+      help: "Age of the oldest transaction any instance of the service has open in the database; an old one has leaked.",
+      registers,
+      aggregator: "max",
+      async collect() {
+        const seconds = await oldest().catch(() => null);
+        if (seconds !== null) this.set(seconds);
+      },
+    });
     new Gauge({
       name: "rollcall_db_up",
       help: "1 while PostgreSQL answers the service's health check (every second), else 0.",

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
@@ -7,8 +7,10 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { privateDataDir } from "./embeddedFiles.ts";
 import { answersWithin, counted, countingReservations, type PoolUse, poolUse } from "./poolUse.ts";
 import { queryOf, type Runnable, statementOf } from "./renderedStatement.ts";
+import { sentForRequest } from "./requestScope.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -34,9 +36,14 @@ export type Store = {
   read<T>(statement: Runnable): Promise<T[]>;
   /** The postgres.js client, for COPY; null on PGlite (callers fall back to unnest batches). */
   readonly client: postgres.Sql | null;
+  /**
+   * The pool user exports hold their snapshots on, one connection each for as long as the client reads,
+   * apart from everyone else's; null on PGlite.
+   */
+  readonly exportClient: postgres.Sql | null;
   /** How busy each connection pool is, for metrics. */
   pools(): PoolUse[];
-  /** Whether the database answers a trivial statement within `timeoutMs`. */
+  /** Whether a connection of each pool that serves requests answers a trivial statement within `timeoutMs`. */
   ping(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 };
@@ -73,6 +80,8 @@ export type OpenOptions = {
   poolSize?: number;
   /** Connections for the heavy reads. */
   readPoolSize?: number;
+  /** Connections for user exports, which also bounds how many run at once. */
+  exportPoolSize?: number;
   /**
    * Whether to apply pending migrations first (default true). A request thread opens the store after
    * its supervisor has migrated it, and skips the lock and the migrator's connection.
@@ -85,8 +94,11 @@ export async function openStore(options: OpenOptions): Promise<Store> {
     ? openPglite(options.dataDir)
     : openPostgres(
         options.databaseUrl,
-        options.poolSize ?? 10,
-        options.readPoolSize ?? 2,
+        {
+          main: options.poolSize ?? 10,
+          read: options.readPoolSize ?? 2,
+          exports: options.exportPoolSize ?? 4,
+        },
         options.migrate ?? true,
       );
 }
@@ -97,7 +109,8 @@ export async function openStore(options: OpenOptions): Promise<Store> {
  * stats request that was 1.7 of its 2.5 ms. The service's statements have fixed texts (batches travel
  * as arrays through unnest, not as variable-length VALUES lists), so preparing them all is safe:
  * postgres.js keeps one prepared statement per distinct text per connection. Transactions hand Drizzle
- * an inner client, which is wrapped the same way.
+ * an inner client, which is wrapped the same way. Every statement is sent as the current request's
+ * (requestScope.ts), so a request that ends early calls it off.
  */
 function preparing<C extends postgres.Sql | postgres.TransactionSql>(client: C): C {
   return new Proxy(client, {
@@ -107,7 +120,7 @@ function preparing<C extends postgres.Sql | postgres.TransactionSql>(client: C):
           query: string,
           args?: postgres.ParameterOrJSON<never>[],
           options?: postgres.UnsafeQueryOptions,
-        ) => target.unsafe(query, args, { ...options, prepare: true });
+        ) => sentForRequest(() => target.unsafe(query, args, { ...options, prepare: true }));
       }
       if (property === "begin" && "begin" in target) {
         return (...args: unknown[]) => {
@@ -161,8 +174,7 @@ async function migrated(url: string): Promise<void> {
 
 async function openPostgres(
   url: string,
-  poolSize: number,
-  readPoolSize: number,
+  sizes: { main: number; read: number; exports: number },
   migrate: boolean,
 ): Promise<Store> {
   if (migrate) await migrated(url);
@@ -178,36 +190,55 @@ async function openPostgres(
     };
     return postgres(url, options);
   };
-  const client = connect(poolSize, DEFAULT_PIPELINE);
+  const client = connect(sizes.main, DEFAULT_PIPELINE);
   // History pages and stats get connections of their own, fewer than the main pool: each keeps
   // PostgreSQL computing for as long as it holds its connection, and on a small machine ten of them at
   // once starve the server's own thread (p99 twice as long at the same throughput). Batches spend most
   // of their connection time waiting on the commit's flush, so they keep the larger pool.
-  const readClient = connect(readPoolSize, READ_PIPELINE);
+  const readClient = connect(sizes.read, READ_PIPELINE);
+  // An export sends one statement at a time on a connection it reserves, so no pipelining applies.
+  const exportClient = connect(sizes.exports, DEFAULT_PIPELINE);
   const db = drizzlePostgres(preparing(client), { schema }) as unknown as Db;
   // Drizzle sets its type parsers on the client it wraps; reads share them without its query wrapper.
   drizzlePostgres(readClient, { schema });
-  const main = poolUse("main", poolSize);
-  const read = poolUse("read", readPoolSize);
+  drizzlePostgres(exportClient, { schema });
+  const main = poolUse("main", sizes.main);
+  const read = poolUse("read", sizes.read);
+  const exports = poolUse("export", sizes.exports);
   return {
     kind: "postgres",
     db,
     client: countingReservations(client, main),
+    exportClient: countingReservations(exportClient, exports),
     rows: <T>(statement: Runnable, executor?: Db | Tx) =>
       counted(main, async () => {
         if (executor !== undefined) return rowsOf<T>(await executor.execute(statementOf(statement)));
         const query = queryOf(statement);
-        return rowsOf<T>(await client.unsafe(query.sql, query.params as never[], { prepare: true }));
+        return rowsOf<T>(
+          await sentForRequest(() => client.unsafe(query.sql, query.params as never[], { prepare: true })),
+        );
       }),
     read: <T>(statement: Runnable) =>
       counted(read, async () => {
         const query = queryOf(statement);
-        return rowsOf<T>(await readClient.unsafe(query.sql, query.params as never[], { prepare: true }));
+        return rowsOf<T>(
+          await sentForRequest(() =>
+            readClient.unsafe(query.sql, query.params as never[], { prepare: true }),
+          ),
+        );
       }),
-    pools: () => [{ ...main }, { ...read }],
-    ping: (timeoutMs) => answersWithin(() => client`select 1`.execute(), timeoutMs),
+    pools: () => [{ ...main }, { ...read }, { ...exports }],
+    ping: (timeoutMs) =>
+      answersWithin(
+        () => Promise.all([client`select 1`.execute(), readClient`select 1`.execute()]),
+        timeoutMs,
+      ),
     close: async () => {
-      await Promise.all([client.end({ timeout: 5 }), readClient.end({ timeout: 5 })]);
+      await Promise.all([
+        client.end({ timeout: 5 }),
+        readClient.end({ timeout: 5 }),
+        exportClient.end({ timeout: 5 }),
+      ]);
     },
   };
 }
@@ -234,7 +265,7 @@ function lockDataDir(dataDir: string): () => void {
   const path = join(dataDir, "rollcall.pid");
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = openSync(path, "wx");
+      const fd = openSync(path, "wx", 0o600);
       writeSync(fd, String(process.pid));
       closeSync(fd);
       return () => rmSync(path, { force: true });
@@ -254,11 +285,11 @@ function lockDataDir(dataDir: string): () => void {
 }
 
 async function openPglite(dataDir: string): Promise<Store> {
-  mkdirSync(dataDir, { recursive: true });
+  const files = privateDataDir(dataDir);
   const unlock = lockDataDir(dataDir);
   let pglite: PGlite;
   try {
-    pglite = await PGlite.create(dataDir);
+    pglite = await PGlite.create({ fs: files });
   } catch (error) {
     unlock();
     throw error;
@@ -270,6 +301,7 @@ async function openPglite(dataDir: string): Promise<Store> {
     kind: "pglite",
     db,
     client: null,
+    exportClient: null,
     rows: <T>(statement: Runnable, executor: Db | Tx = db) =>
       counted(embedded, async () => rowsOf<T>(await executor.execute(statementOf(statement)))),
     read: <T>(statement: Runnable) =>

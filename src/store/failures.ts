@@ -1,4 +1,5 @@
 import { DrizzleQueryError } from "drizzle-orm";
+import { RequestAbortedError } from "./requestScope.ts";
 
 /**
  * Failures as the logs and start-up messages show them. The store's failures are wrapped query
@@ -61,6 +62,19 @@ export function isConnectionFailure(error: unknown): boolean {
   for (let depth = 0; link instanceof Error && depth < CAUSES_LOGGED; depth++) {
     const code = (link as { code?: unknown }).code;
     if (typeof code === "string" && (CONNECTION_CODES.has(code) || /^(08|57P)/.test(code))) return true;
+    link = link.cause;
+  }
+  return false;
+}
+
+/**
+ * Whether a failure is a request's own work called off when the request ended early: refused before it
+ * was sent, or cancelled in PostgreSQL (57014) after.
+ */
+export function isCalledOff(error: unknown): boolean {
+  let link: unknown = error;
+  for (let depth = 0; link instanceof Error && depth < CAUSES_LOGGED; depth++) {
+    if (link instanceof RequestAbortedError || (link as { code?: unknown }).code === "57014") return true;
     link = link.cause;
   }
   return false;

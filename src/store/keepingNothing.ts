@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { BatchWrite } from "./batchWrite.ts";
 import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
 import { renderedOnce } from "./renderedStatement.ts";
+import { outsideRequests } from "./requestScope.ts";
 
 /*
  * The write of media batches that keep nothing, most of a camera roll's batches, grouped: one statement
@@ -79,7 +80,8 @@ class NothingKeptWrites {
     if (this.#sending || this.#waiting.length === 0) return;
     this.#sending = true;
     const group = this.#waiting.splice(0, MOST_BATCHES_A_STATEMENT);
-    void this.#send(group).finally(() => {
+    // The statement serves every batch of the group, not only the request that happened to send it.
+    void outsideRequests(() => this.#send(group)).finally(() => {
       this.#sending = false;
       this.#sendWaiting();
     });

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Store } from "./db.ts";
 import { apiKeys, partners } from "./schema/index.ts";
 
@@ -150,10 +150,50 @@ export async function findActiveKey(store: Store, presentedKey: string): Promise
     .from(apiKeys)
     .where(eq(apiKeys.keyHash, hash));
   if (row === undefined || row.revokedAt !== null) return null;
-  // The index lookup already matched the hash; comparing again in constant time keeps the final
-  // decision independent of how many leading characters agree, whatever the index does.
-  if (!timingSafeEqual(Buffer.from(row.keyHash, "hex"), Buffer.from(hash, "hex"))) return null;
-  if (row.partnerId !== presented.partnerId) return null;
+  if (!confirmed(row, hash, presented)) return null;
   const { keyHash: _, ...key } = row;
+  return key;
+}
+
+/**
+ * The index or map lookup already matched the hash; comparing again in constant time keeps the final
+ * decision independent of how many leading characters agree, whatever the lookup did.
+ */
+function confirmed(
+  row: { keyHash: string; partnerId: string },
+  hash: string,
+  presented: PresentedKey,
+): boolean {
+  if (!timingSafeEqual(Buffer.from(row.keyHash, "hex"), Buffer.from(hash, "hex"))) return false;
+  return row.partnerId === presented.partnerId;
+}
+
+/** An unrevoked key as the authenticator holds it in memory: no secret, only its hash. */
+export type ActiveKey = { id: string; partnerId: string; environment: KeyEnvironment; keyHash: string };
+
+/** Every unrevoked key of one environment, by hash: the table holds a few keys per partner, so all of them fit. */
+export async function loadActiveKeys(
+  store: Store,
+  environment: KeyEnvironment,
+): Promise<ReadonlyMap<string, ActiveKey>> {
+  const rows = await store.db
+    .select({
+      id: apiKeys.id,
+      partnerId: apiKeys.partnerId,
+      environment: apiKeys.environment,
+      keyHash: apiKeys.keyHash,
+    })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.environment, environment), isNull(apiKeys.revokedAt)));
+  return new Map(rows.map((row) => [row.keyHash, row]));
+}
+
+/** findActiveKey over keys loaded by loadActiveKeys: the same checks, with no query. */
+export function matchActiveKey(keys: ReadonlyMap<string, ActiveKey>, presentedKey: string): ActiveKey | null {
+  const presented = parsePresentedKey(presentedKey);
+  if (presented === null) return null;
+  const hash = hashKey(presentedKey);
+  const key = keys.get(hash);
+  if (key === undefined || !confirmed(key, hash, presented)) return null;
   return key;
 }

@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import { reservedForRequest, sentForRequest } from "./requestScope.ts";
 
 /**
  * A pool's use. postgres.js shows nothing of its queue, so the store counts what passes through it:
@@ -6,7 +7,7 @@ import type postgres from "postgres";
  * by batches (`reserve`); `waits` and `waitSeconds` add up every batch's wait for its connection.
  */
 export type PoolUse = {
-  pool: "main" | "read" | "embedded";
+  pool: "main" | "read" | "export" | "embedded";
   connections: number;
   busy: number;
   waits: number;
@@ -46,9 +47,24 @@ export async function answersWithin(check: () => Promise<unknown>, timeoutMs: nu
   }
 }
 
+/** A reserved connection whose statements are sent as the current request's, like the pool's. */
+function requestBound(connection: postgres.ReservedSql): postgres.ReservedSql {
+  return new Proxy(connection, {
+    get(target, property, receiver) {
+      if (property !== "unsafe") return Reflect.get(target, property, receiver);
+      return (
+        query: string,
+        args?: postgres.ParameterOrJSON<never>[],
+        options?: postgres.UnsafeQueryOptions,
+      ) => sentForRequest(() => target.unsafe(query, args, options));
+    },
+  });
+}
+
 /**
  * The client with `reserve` counted in `use`: the time until a connection is handed over, and the
- * connection as busy until it is released.
+ * connection as busy until it is released. A reservation is the current request's: given up when the
+ * request ends first, its statements called off with it (requestScope.ts).
  */
 export function countingReservations(client: postgres.Sql, use: PoolUse): postgres.Sql {
   return new Proxy(client, {
@@ -56,16 +72,19 @@ export function countingReservations(client: postgres.Sql, use: PoolUse): postgr
       if (property !== "reserve") return Reflect.get(target, property, receiver);
       return async () => {
         const asked = performance.now();
-        const reserved = await target.reserve();
+        const reserved = await reservedForRequest(() => target.reserve());
         use.waits++;
         use.waitSeconds += (performance.now() - asked) / 1000;
         use.busy++;
         const release = reserved.release;
+        let held = true;
         reserved.release = () => {
+          if (!held) return;
+          held = false;
           use.busy--;
           release();
         };
-        return reserved;
+        return requestBound(reserved);
       };
     },
   });

@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
 import type { Store } from "./db.ts";
+import { currentScope, outsideRequests } from "./requestScope.ts";
 import type { UserAddress } from "./schema/index.ts";
 
 /**
@@ -39,12 +40,22 @@ export type ExportedMediaRow = {
   venue_id: number;
 };
 
-/** An export under way: the user, then the kept items a page at a time; `close` ends it either way. */
+/**
+ * An export under way: the user, then the kept items a page at a time; `close` ends it either way and
+ * is safe to call more than once. An export opened for a request is also closed when the request ends
+ * early (requestScope.ts).
+ */
 export type UserExport = {
   user: ExportedUserRow;
   pages(): AsyncGenerator<ExportedMediaRow[]>;
   close(): Promise<void>;
 };
+
+/** Why an export did not open: no such user of the partner, or the partner's exports all running. */
+export type ExportRefusal = "no_such_user" | "partner_busy";
+
+/** docs/api.md §16: exports one partner may run at once, across every instance and thread. */
+export const EXPORTS_PER_PARTNER = 2;
 
 /**
  * Kept items per page: about 36 KB of JSON. Pages of 1,000 items (360 KB texts and buffers) left the
@@ -85,49 +96,141 @@ const sent = (connection: postgres.ReservedSql, query: SQL) => {
   return connection.unsafe(text, params as never[]);
 };
 
+/** Advisory-lock class of the partners' export slots (the key within it is the partner's id and slot). */
+const EXPORT_SLOT_LOCK = 7_265_004;
+
 /**
- * On PostgreSQL: one read-only REPEATABLE READ transaction on a connection of its own, so the document
- * is one snapshot however long the client takes to read it, and the items come through a server-side
- * cursor a page at a time: the server holds one page, never the library.
+ * Takes one of the partner's export slots for the transaction, or none (null) when every one is
+ * held: a lock per slot, tried in order, that PostgreSQL lets go of when the transaction ends, however
+ * it ends, so a slot can never outlive its export.
  */
-async function openOnPostgres(client: postgres.Sql, partnerId: string, userId: string) {
-  const connection = await client.reserve();
-  let open = true;
-  const close = async () => {
-    if (!open) return;
-    open = false;
+const partnerSlot = (partnerId: string): SQL =>
+  sql`select case ${sql.join(
+    Array.from(
+      { length: EXPORTS_PER_PARTNER },
+      (_, i) =>
+        sql`when pg_try_advisory_xact_lock(${EXPORT_SLOT_LOCK}, hashtext(${`${partnerId}/${i + 1}`})) then ${i + 1}`,
+    ),
+    sql` `,
+  )} end as slot`;
+
+/**
+ * The kept items a page at a time through a server-side cursor. Closing cancels a page still being
+ * read (the only statement that can be under way: a table locked by an operator would hold it), so
+ * that the cursor, then the transaction, can end; a cursor merely waiting for its reader is left alone.
+ */
+function cursorPages(start: () => ReturnType<typeof sent>) {
+  let query: ReturnType<typeof sent> | null = null;
+  let reading: Promise<unknown> | null = null;
+  let generator: AsyncGenerator<ExportedMediaRow[]> | null = null;
+  async function* pages(): AsyncGenerator<ExportedMediaRow[]> {
+    query = start();
+    const iterator = query.cursor(EXPORT_PAGE_ROWS)[Symbol.asyncIterator]();
     try {
-      await connection.unsafe("rollback");
-    } finally {
-      connection.release();
-    }
-  };
-  try {
-    await connection.unsafe("begin isolation level repeatable read read only");
-    const [row] = (await sent(connection, userQuery(partnerId, userId))) as unknown as RawUserRow[];
-    if (row === undefined) {
-      await close();
-      return null;
-    }
-    async function* pages(): AsyncGenerator<ExportedMediaRow[]> {
-      for await (const rows of sent(connection, mediaQuery(userId, sql``)).cursor(EXPORT_PAGE_ROWS)) {
-        yield rows as unknown as ExportedMediaRow[];
+      for (;;) {
+        const next = iterator.next();
+        reading = next;
+        const page = await next.finally(() => {
+          reading = null;
+        });
+        if (page.done === true) return;
+        yield page.value as unknown as ExportedMediaRow[];
       }
+    } finally {
+      await iterator.return?.();
     }
-    return { user: userOf(row), pages, close };
+  }
+  return {
+    pages: () => {
+      generator ??= pages();
+      return generator;
+    },
+    async close(): Promise<void> {
+      if (reading !== null) {
+        query?.cancel();
+        await reading.catch(() => {});
+      }
+      await generator?.return(undefined);
+    },
+  };
+}
+
+/**
+ * On PostgreSQL: one read-only REPEATABLE READ transaction on a connection of the export pool, so the
+ * document is one snapshot however long the client takes to read it, and the items come through a
+ * server-side cursor a page at a time: the server holds one page, never the library. The transaction,
+ * the partner's slot and the user's row are one round trip.
+ */
+async function openOnPostgres(
+  client: postgres.Sql,
+  partnerId: string,
+  userId: string,
+): Promise<UserExport | ExportRefusal> {
+  const connection = await client.reserve();
+  // The cursor is not the request's statement: its close decides whether to cancel it (cursorPages).
+  const cursor = cursorPages(() => outsideRequests(() => sent(connection, mediaQuery(userId, sql``))));
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      try {
+        await cursor.close();
+        // Also after the request ended early, when its own statements are refused.
+        await outsideRequests(() => connection.unsafe("rollback"));
+      } finally {
+        connection.release();
+      }
+    })();
+    return closing;
+  };
+  let released: (() => void) | undefined;
+  const closeForGood = async () => {
+    await close();
+    released?.();
+  };
+  const scope = currentScope();
+  try {
+    released = scope?.hold(close);
+    const [, slots, users] = await Promise.all([
+      connection.unsafe("begin isolation level repeatable read read only"),
+      sent(connection, partnerSlot(partnerId)),
+      sent(connection, userQuery(partnerId, userId)),
+    ]);
+    const slot = (slots[0] as { slot: number | null } | undefined)?.slot ?? null;
+    const refusal = slot === null ? "partner_busy" : null;
+    const row = users[0] as unknown as RawUserRow | undefined;
+    if (refusal !== null || row === undefined) {
+      await closeForGood();
+      return refusal ?? "no_such_user";
+    }
+    return {
+      user: userOf(row),
+      pages: cursor.pages,
+      close: closeForGood,
+    };
   } catch (error) {
-    await close().catch(() => {});
+    await closeForGood().catch(() => {});
     throw error;
   }
 }
+
+/** Exports running per partner on each embedded database (one process holds it, so memory counts them all). */
+const embeddedExports = new WeakMap<Store, Map<string, number>>();
 
 /**
  * On the embedded database, which has one connection for everything, no transaction is held open while
  * a client reads: pages are read one statement each, each resuming after the last item of the one before.
  */
-async function openOnPglite(store: Store, partnerId: string, userId: string) {
+async function openOnPglite(
+  store: Store,
+  partnerId: string,
+  userId: string,
+): Promise<UserExport | ExportRefusal> {
+  const running = embeddedExports.get(store) ?? new Map<string, number>();
+  embeddedExports.set(store, running);
+  if ((running.get(partnerId) ?? 0) >= EXPORTS_PER_PARTNER) return "partner_busy";
   const [row] = await store.rows<RawUserRow>(userQuery(partnerId, userId));
-  if (row === undefined) return null;
+  if (row === undefined) return "no_such_user";
+  running.set(partnerId, (running.get(partnerId) ?? 0) + 1);
   async function* pages(): AsyncGenerator<ExportedMediaRow[]> {
     let after = sql``;
     for (;;) {
@@ -140,19 +243,42 @@ async function openOnPglite(store: Store, partnerId: string, userId: string) {
       after = sql`and (m.taken_at, m.media_id collate "C") > (${last.taken_at}::timestamptz, ${last.media_id} collate "C")`;
     }
   }
-  return { user: userOf(row), pages, close: async () => {} };
+  let generator: AsyncGenerator<ExportedMediaRow[]> | null = null;
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      try {
+        await generator?.return(undefined);
+      } finally {
+        running.set(partnerId, (running.get(partnerId) ?? 1) - 1);
+      }
+    })();
+    return closing;
+  };
+  const released = currentScope()?.hold(close);
+  return {
+    user: userOf(row),
+    pages: () => {
+      generator ??= pages();
+      return generator;
+    },
+    close: async () => {
+      await close();
+      released?.();
+    },
+  };
 }
 
 /**
- * Everything stored for the partner's user (docs/api.md §16), or null when the partner has no such user.
- * The caller must `close` what it gets, whether or not it read every page.
+ * Everything stored for the partner's user (docs/api.md §16), or why not. The caller must `close` what
+ * it gets, whether or not it read every page.
  */
 export async function openUserExport(
   store: Store,
   partnerId: string,
   userId: string,
-): Promise<UserExport | null> {
-  return store.client === null
+): Promise<UserExport | ExportRefusal> {
+  return store.exportClient === null
     ? openOnPglite(store, partnerId, userId)
-    : openOnPostgres(store.client, partnerId, userId);
+    : openOnPostgres(store.exportClient, partnerId, userId);
 }
