@@ -19,8 +19,4 @@ export class ExportSlots {
       this.#taken--;
     };
   }
-
-  get taken(): number {
-    return this.#taken;
-  }
 }

@@ -44,15 +44,6 @@ export class RequestScope {
     this.#timer = setTimeout(() => this.abort("deadline"), left);
   }
 
-  get abortedBy(): AbortReason | null {
-    return this.#abortedBy;
-  }
-
-  /** Whether something still holds a connection for this request after its answer began (a streamed body). */
-  get holding(): boolean {
-    return this.#holds.size > 0;
-  }
-
   /** Fails at once when the request has ended early, before anything is sent for it. */
   throwIfAborted(): void {
     if (this.#abortedBy !== null) throw new RequestAbortedError(this.#abortedBy);
