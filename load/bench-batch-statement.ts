@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import postgres from "postgres";
-import { batchPlanSettings } from "../src/store/batchWrite.ts";
+import { batchPlanSettings } from "../src/store/batchInput.ts";
 import type { BatchWrite, KeptMedia } from "../src/store/ingest.ts";
 
 /**

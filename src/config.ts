@@ -190,8 +190,8 @@ function defaultRequestThreads(): number {
 /**
  * The default number of connections for history pages and stats: one per core, at least two. These
  * reads keep PostgreSQL busy for as long as they hold a connection, so past about one per core more of
- * them at once only compete with the server for the CPU and widen the tail (measured in docs/performance.md §4,
- * pool-size table); batches, which mostly wait on the commit's flush, keep the larger main pool.
+ * them at once only compete with the server for the CPU and widen the tail (docs/performance.md §4);
+ * batches, which mostly wait on the commit's flush, keep the larger main pool.
  */
 function defaultReadPoolSize(): number {
   return Math.max(2, availableParallelism());

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { sql } from "drizzle-orm";
+import { routePolicies } from "../src/http/apiRoutes.ts";
 import { statusOf } from "../src/http/errors.ts";
-import { routePolicies } from "../src/http/routeTable.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
 /** What the frame adds to every route: request ids, the operational endpoints, the last-resort envelope. */

@@ -143,7 +143,7 @@ describe("media access paths for a user the statistics do not know", () => {
       kept: [kept("IMG_00000001", 100)],
     });
     const query = new PgDialect().sqlToQuery(statement);
-    // As the server runs it: index paths only (`batchPlanSettings` in src/store/batchWrite.ts).
+    // As the server runs it: index paths only (`batchPlanSettings` in src/store/batchInput.ts).
     const [row] = await client.begin(async (tx) => {
       await tx.unsafe("set local enable_seqscan = off");
       return tx.unsafe(`explain (format json) ${query.sql}`, query.params as never[]);

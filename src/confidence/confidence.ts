@@ -17,9 +17,9 @@ import { EARTH_RADIUS_M, haversineMeters } from "../shards/geo.ts";
  *   evidence   = itemEvidence × Σ weight + spanEvidence × span
  *   confidence = 1 − exp(−evidence), reported with two decimals
  *
- * Closeness falls over the first part of the radius only: an audience is in the building, near the
- * venue's point, and a photo beyond about 40 % of the radius is as likely a home, a street or a queue
- * whether it is at 40 % or at 95 % of it (docs/performance.md §11).
+ * Closeness falls over the first part of the radius only (closeShare to floorShare): an audience is in
+ * the building, near the venue's point, and a photo past floorShare of the radius is as likely a home, a
+ * street or a queue wherever it lies beyond (docs/performance.md §11).
  *
  * Every term is non-negative and grows with closeness, with being inside rather than in the padding,
  * with the number of items and with the span, so the confidence never falls when one of those grows
@@ -64,7 +64,7 @@ export const CONFIDENCE: ConfidenceParameters = {
 
 /**
  * The min_confidence the API reference suggests for a history of events the user attended: on the
- * quality benchmark it keeps about 95% of real attendances while leaving out most events a user only
+ * quality benchmark it keeps nearly all real attendances while leaving out most events a user only
  * lived, worked or walked near (docs/performance.md §11).
  */
 export const SUGGESTED_MIN_CONFIDENCE = 0.5;

@@ -3,14 +3,14 @@ import { createCatalogFacts } from "../flows/catalogFacts/eventFacts.ts";
 import { ExportSlots } from "../limits/exportSlots.ts";
 import { type Log, throttled } from "../observability/log.ts";
 import { describeFailure, isCalledOff, isConnectionFailure } from "../store/failures.ts";
+import { apiRoutesPlugin, routePolicies, translatorOf } from "./apiRoutes.ts";
 import { createAuthenticator } from "./auth.ts";
 import { ApiError, errorResponse, internalError } from "./errors.ts";
 import { registerFormats } from "./formats.ts";
 import { contextOf, createGate } from "./gate.ts";
+import { compileGateRouter } from "./gateRouter.ts";
 import { openapiDocument } from "./operational.ts";
 import type { AppDeps, ResourceDeps } from "./route.ts";
-import { compileRoutes } from "./routes.ts";
-import { routePolicies, routesPlugin, translatorOf } from "./routeTable.ts";
 import { issuesOf } from "./validation.ts";
 
 export type { Log } from "../observability/log.ts";
@@ -67,7 +67,7 @@ export function createApp(deps: AppDeps) {
     database: throttled(deps.log, DATABASE_FAILURE_LOG_EVERY_MS),
   };
   const gate = createGate({
-    routes: compileRoutes(routePolicies),
+    router: compileGateRouter(routePolicies),
     authenticate: createAuthenticator(deps.store, deps.config.environment),
     limits: deps.limits,
   });
@@ -93,7 +93,7 @@ export function createApp(deps: AppDeps) {
       errorResponse(toApiError(error, route ?? "", request.method, failureLogs)),
     )
     .use(openapiDocument())
-    .use(routesPlugin(resources));
+    .use(apiRoutesPlugin(resources));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -56,8 +56,9 @@ export const EventBody = t.Object({
 /**
  * A 200 body the mappers built field by field from typed rows, handed to the framework as a finished
  * JSON Response (what it would build itself). A plain object would first be checked, cleaned and encoded
- * against the route's response schema member by member: a fifth of the server's CPU on a 40 KB history
- * page or a batch response. The schema stays on the route for the OpenAPI document.
+ * against the route's response schema member by member, a large share of the server's CPU on a history
+ * page or a batch response (docs/performance.md §7). The schema stays on the route for the OpenAPI
+ * document.
  */
 export function finishedJson<T extends object>(body: T): Response {
   return jsonResponse(JSON.stringify(body));

@@ -6,8 +6,8 @@ import { characterLimitFormat } from "../store/text.ts";
  * What a `user_id` path parameter must look like (docs/api.md §2 step 5: "not a UUID" is malformed): the
  * 8-4-4-4-12 hexadecimal form, any case, whatever its version and variant bits. The API asks
  * for the UUID format, not for a version; an id of that form that no user has is a 404, not a 400.
- * The gate (routes.ts) and the schemas' `uuid` format apply this same pattern, so which check runs first
- * cannot change the answer.
+ * The gate's router (gateRouter.ts) and the schemas' `uuid` format apply this same pattern, so which check
+ * runs first cannot change the answer.
  */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -99,8 +99,8 @@ export const EMAIL_ADDRESS_FORMAT = "email-address";
 
 /**
  * Registers the string formats the schemas use, once the OpenAPI plugin has loaded. On import the plugin
- * replaces TypeBox's format checks with ones that build a Zod schema on every call; for the `uuid` of every
- * user path that was about 2% of the server's CPU on ingest. Called when the app is built, after every
+ * replaces TypeBox's format checks with ones that build a Zod schema on every call, which the `uuid` of
+ * every user path pays for on ingest (docs/performance.md §7). Called when the app is built, after every
  * module has loaded, so no import order can register the plugin's checks last.
  */
 export function registerFormats(): void {

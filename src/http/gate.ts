@@ -3,7 +3,7 @@ import { type JsonPath, unstorableStringPaths } from "../store/text.ts";
 import type { Authenticator, Partner } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { ApiError } from "./errors.ts";
-import type { RoutePolicy, RouteTable } from "./routes.ts";
+import type { GateRouter, RoutePolicy } from "./gateRouter.ts";
 
 /** What the gate learned about a request, for the handlers and the response headers. */
 export type RequestContext = {
@@ -54,7 +54,7 @@ function urlOf(request: Request): URL {
 }
 
 export type GateDeps = {
-  routes: RouteTable;
+  router: GateRouter;
   authenticate: Authenticator;
   limits: RateLimits;
 };
@@ -64,10 +64,10 @@ export type GateDeps = {
  * budget (429), path parameters (400), then Content-Type, size and JSON of the body (415/413/400).
  * The framework's schema validation and the handlers' own rules come after.
  */
-export function createGate({ routes, authenticate, limits }: GateDeps) {
+export function createGate({ router, authenticate, limits }: GateDeps) {
   return async (request: Request): Promise<void> => {
     const url = urlOf(request);
-    const found = routes.match(request.method, url.pathname);
+    const found = router.match(request.method, url.pathname);
     const context: RequestContext = {
       route: found.kind === "route" ? found.pattern : null,
       budget: found.kind === "route" ? found.policy.budget : null,
@@ -95,7 +95,7 @@ export function createGate({ routes, authenticate, limits }: GateDeps) {
         });
       }
     }
-    const badParams = routes.invalidParams(found.params);
+    const badParams = router.invalidParams(found.params);
     if (badParams.length > 0) {
       throw new ApiError("invalid_request", `Malformed path parameter: ${badParams.join(", ")}.`, {
         fields: badParams.map((field) => ({ field, reason: "type" })),

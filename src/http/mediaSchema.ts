@@ -24,11 +24,11 @@ const itemText = (max = MAX_ITEM_TEXT_CHARACTERS, note = "") =>
   t.Optional(limitedString(max, { description: `${note}At most ${max} characters (Unicode code points)` }));
 
 /**
- * One media item (docs/api.md §4). Optional members sent as null are dropped before this schema runs
- * (see `normalizeItems`), so null reads as absent: a null `taken_at` or coordinate becomes the per-item
- * rejection of docs/api.md §4 rather than a request-level type error.
+ * One media item as the request carries it (docs/api.md §4). Optional members sent as null are dropped
+ * before this schema runs (see `normalizeItems`), so null reads as absent: a null `taken_at` or coordinate
+ * becomes the per-item rejection of docs/api.md §4 rather than a request-level type error.
  */
-export const MediaItem = t.Object({
+export const RequestMediaItem = t.Object({
   id: limitedString(MAX_ITEM_TEXT_CHARACTERS, {
     minLength: 1,
     description: "At most 255 characters (Unicode code points)",
@@ -44,16 +44,16 @@ export const MediaItem = t.Object({
   device_model: itemText(),
   device_lens_model: itemText(),
 });
-export type MediaItem = typeof MediaItem.static;
+export type RequestMediaItem = typeof RequestMediaItem.static;
 
 export const MediaBatchBody = openObject({
-  media: t.Array(MediaItem, { minItems: 1, maxItems: MAX_BATCH_ITEMS }),
+  media: t.Array(RequestMediaItem, { minItems: 1, maxItems: MAX_BATCH_ITEMS }),
 });
 
-const itemChecker = TypeCompiler.Compile(MediaItem);
+const itemChecker = TypeCompiler.Compile(RequestMediaItem);
 
 /** The members whose null means "not sent"; `id` is required, so a null id stays a type error. */
-const NULLABLE_MEMBERS = Object.keys(MediaItem.properties).filter((name) => name !== "id");
+const NULLABLE_MEMBERS = Object.keys(RequestMediaItem.properties).filter((name) => name !== "id");
 
 /**
  * Every failing member of one item, each once: schema failures in schema order, then members holding

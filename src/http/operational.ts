@@ -27,7 +27,7 @@ const Health = t.Object({
 /**
  * The OpenAPI document, served by the framework's plugin from the routes registered after it. It needs
  * a key like every endpoint but `/ping` (docs/api.md §12), and spends no budget; its policy is in the
- * route table (src/http/routeTable.ts) with the routes'.
+ * list of the API's routes (src/http/apiRoutes.ts) with the routes'.
  */
 export function openapiDocument() {
   return openapi({

@@ -7,7 +7,7 @@ import type { Log } from "../observability/log.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { Matcher } from "../shards/matcher.ts";
 import type { Store } from "../store/db.ts";
-import type { RoutePolicy } from "./routes.ts";
+import type { RoutePolicy } from "./gateRouter.ts";
 import type { ValidationTranslator } from "./validation.ts";
 
 /** Everything the HTTP layer needs, built by main.ts (or a test) and handed in. */

@@ -96,11 +96,11 @@ function mediaOf(row: ExportedMediaRow): typeof ExportedMedia.static {
 
 /**
  * How much of the document is written between two requests for a collection. Writing an item leaves
- * about five times its size in garbage (the driver's row, the item's text, the page's text and bytes),
- * which the engine collects lazily: left to it, a 200,000-item export (70 MB) raised the server's peak
- * resident memory by 80 to 100 MB, as if the document were held whole. Asking for a collection every
- * 4 MB kept it within 30 MB (docs/performance.md §10). The request is asynchronous (`Bun.gc(false)`):
- * a synchronous collection each time stopped the thread, and every request it serves, for 60 to 200 ms.
+ * several times its size in garbage (the driver's row, the item's text, the page's text and bytes),
+ * which the engine collects lazily: left to it, an export raises the server's peak resident memory as if
+ * the document were held whole, and asking for a collection every few megabytes keeps it flat
+ * (docs/performance.md §10). The request is asynchronous (`Bun.gc(false)`): a synchronous collection
+ * stops the thread, and every request it serves, each time.
  */
 const COLLECT_EVERY_BYTES = 4 * 2 ** 20;
 

@@ -10,8 +10,8 @@ import { isOutOfRangeInteger } from "./formats.ts";
  * through (docs/api.md §1: ignored; a query's cache-busting `_=` as well) and left where they are: the
  * handlers read the members they know, field by field, so nothing unknown reaches the store or a
  * response. Said explicitly because the framework otherwise closes the top-level object. With the
- * app's `normalize: false` it then neither copies the input nor deletes members from it, which on
- * 200-item batches was 5% of the server's CPU.
+ * app's `normalize: false` it then neither copies the input nor deletes members from it, work that
+ * shows in the server's CPU on large batches (docs/performance.md §7).
  */
 export function openObject<T extends TProperties>(properties: T) {
   return t.Object(properties, { additionalProperties: true });

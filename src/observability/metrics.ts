@@ -41,8 +41,8 @@ export type BatchReading = {
 };
 
 /**
- * Latency buckets in seconds: a batch of 200 items answers in 2-50 ms when healthy; the top buckets
- * separate a slow database from the 8 s request deadline.
+ * Latency buckets in seconds: fine over the milliseconds a healthy request takes (docs/performance.md §2);
+ * the top buckets separate a slow database from the 8 s request deadline.
  */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 8];
 const MATCHING_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5];

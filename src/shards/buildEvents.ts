@@ -52,8 +52,8 @@ function venueOrder(columns: CatalogColumns, hasEvents: Uint8Array): Int32Array 
 
 /**
  * Stable LSD radix sort (16 bits a pass) of items by non-negative integer keys below 2^53, the keys
- * travelling with the items so that every pass reads memory in order: a few linear passes where a
- * comparison sort of 10 million events took seconds.
+ * travelling with the items so that every pass reads memory in order: a few linear passes, far cheaper
+ * than a comparison sort on a large catalog.
  */
 function radixSort(items: Uint32Array, keys: Float64Array, maxKey: number): Uint32Array {
   let sourceItems: Uint32Array = items;

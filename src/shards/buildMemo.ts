@@ -81,7 +81,7 @@ function eachMarked(
 
 /**
  * Resolves each marked fine cell to the H3 index's venue lists that can answer for it, so queries skip
- * h3-js (a microsecond a call, the largest cost of a lookup). A fine cell whose every point is within
+ * h3-js (the largest cost of a lookup). A fine cell whose every point is within
  * an H3 cell's inner disc gets that cell's slot; any other gets the slots of every indexed cell whose
  * reach disc it touches, which include the cell of any point in it.
  */

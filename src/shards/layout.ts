@@ -41,7 +41,7 @@
  * 2^53, so both sums are exact and the time distance equals the reference's to the bit.
  *
  * A cell that straddles blocks of two shards is in both tables; its run in cellVenues is stored once
- * and shared. At 10 million generated events the whole index is about 29 bytes an event.
+ * and shared. What the whole index costs an event is in docs/performance.md §3.
  */
 
 /** Event rows per sample in eventSample. */

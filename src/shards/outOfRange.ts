@@ -8,8 +8,8 @@
  * JIT profiles each read where it is written, sees it always in bounds and always a number, and
  * compiles it as a plain load with the `??` folded away (the call on its right never runs, so it never
  * shapes the code around it). One accessor shared by every read instead shares one profile among
- * arrays of every element type, integer and double results alike: measured, that made matching about
- * 10 % slower and a build up to twice as slow.
+ * arrays of every element type, integer and double results alike, which slows matching and, more so,
+ * the build.
  */
 export function outOfRange(array: { readonly length: number }, index: number, name: string): never {
   throw new RangeError(`${name}[${index}] is outside the array (length ${array.length})`);

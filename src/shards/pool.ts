@@ -9,8 +9,8 @@ import type { MatchTask, WorkerData } from "./worker.ts";
 export type PoolOptions = {
   workers: number;
   /**
-   * Fewest captures worth a task of their own. A Piscina round trip costs about 100 µs under Bun and a
-   * capture about 1 µs, so a lone 200-item batch goes as one task; see `bun run bench:match`.
+   * Fewest captures worth a task of their own. A Piscina round trip under Bun costs as much as matching
+   * many captures, so a lone 200-item batch goes as one task (`bun run bench:match`, docs/performance.md §3).
    */
   minTaskItems: number;
   /** Most captures in one task, so one huge backlog still spreads over every worker. */

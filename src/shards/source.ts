@@ -20,9 +20,9 @@ const COUNTS = `select coalesce((select version::text from catalog_state where i
   (select count(*) from venues)::int as venues, (select count(*) from events)::int as events`;
 const VENUES = "select id, latitude, longitude, radius_m from venues";
 // Instants as whole epoch milliseconds, as a JS Date would hold them. `date_part` answers in float8,
-// where `extract` computes in numeric, three times as slow over 2M events (0.33 against 0.95 s a
-// column); it is exact here because the catalog's times are whole seconds (`…THH:MM:SS`), and whole
-// seconds times 1000 are exact in float8 below 2^53.
+// where `extract` computes in numeric, much slower over a whole catalog; it is exact here because the
+// catalog's times are whole seconds (`…THH:MM:SS`), and whole seconds times 1000 are exact in float8
+// below 2^53.
 const EVENTS = `select id, venue_id, floor(date_part('epoch', starts_at) * 1000) as starts,
   floor(date_part('epoch', ends_at) * 1000) as ends, licensed from events`;
 
@@ -50,8 +50,8 @@ function putEvent(columns: CatalogColumns, i: number, row: EventRow): void {
  * fixed-size records, each the binary send form of its fields, big-endian: id int4 (offset 0), venue_id
  * int4 (4), start float8 (8), end float8 (16, NaN for none), licensed bool (24): 25 bytes. Decoding a
  * record is five reads at fixed offsets; as rows, each event cost the server's thread an object and five
- * parsed texts (3.3 s of its CPU for 2M events, against 0.4 s packed), time taken from the requests it
- * serves while a reload runs. Records carry their own id, so the order inside the bytea is irrelevant.
+ * parsed texts, several times the CPU of the packed form, taken from the requests it serves while a
+ * reload runs. Records carry their own id, so the order inside the bytea is irrelevant.
  */
 const PACKED_EVENTS = `select string_agg(int4send(id) || int4send(venue_id) || float8send(starts)
     || float8send(coalesce(ends, 'NaN')) || boolsend(licensed), ''::bytea) as packed,

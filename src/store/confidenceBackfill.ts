@@ -81,8 +81,8 @@ async function fillUser(
     // where seconds cast first and multiplied in float8 can land a unit in the last place beside it.
     // The items are reached through the user's history rows, one (user, event) lookup each, as a
     // history page reaches them: media.user_id keeps no statistics (docs/architecture.md §6), so led
-    // by `m.user_id = $1` the planner expects 0.5 % of the table, and at 2M kept items hashed all of
-    // events for every user (docs/performance.md §11). Every kept item has its history row.
+    // by `m.user_id = $1` the planner expects its default 0.5 % of the table, and on a large table
+    // hashed all of events for every user (docs/performance.md §11). Every kept item has its history row.
     const rows = await store.rows<ItemRow>(
       sql`
       select m.media_id, m.event_id, m.venue_id, m.latitude, m.longitude,

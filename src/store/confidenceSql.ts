@@ -44,10 +44,10 @@ const neighbours = (alias: string) =>
  * or re-sending them, looks at nothing. Each neighbourhood is counted by listing the cell's nine
  * surrounding cells first (`watched`, `item_cells`, materialized) and joining them to the spot rows on
  * all three columns, which hashes; with the offsets computed inside the join, the generic plan's
- * estimates (a few rows) make the planner join on the venue alone and compare every pair (16,000
- * comparisons for 30 events at one venue, 3 ms). An event's items are read per event through an
- * `offset 0` subquery, which keeps the (user, event) index: flattened into a join, the planner reads
- * all of the user's media by the primary key instead.
+ * estimates (a few rows) make the planner join on the venue alone and compare every pair, which at a
+ * busy venue costs more than the rest (docs/performance.md §11). An event's items are read per event
+ * through an `offset 0` subquery, which keeps the (user, event) index: flattened into a join, the
+ * planner reads all of the user's media by the primary key instead.
  */
 export function confidenceCtes(userId: SQL): SQL {
   const user = sql`${userId}::uuid`;

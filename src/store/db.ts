@@ -105,9 +105,9 @@ export async function openStore(options: OpenOptions): Promise<Store> {
 
 /**
  * Drizzle sends its statements through `unsafe()` with `prepare: false` (true only for its named
- * prepared queries), so PostgreSQL would parse and plan every statement of every request again: on a
- * stats request that was 1.7 of its 2.5 ms. The service's statements have fixed texts (batches travel
- * as arrays through unnest, not as variable-length VALUES lists), so preparing them all is safe:
+ * prepared queries), so PostgreSQL would parse and plan every statement of every request again, most of
+ * a stats request's time (docs/performance.md §7). The service's statements have fixed texts (batches
+ * travel as arrays through unnest, not as variable-length VALUES lists), so preparing them all is safe:
  * postgres.js keeps one prepared statement per distinct text per connection. Transactions hand Drizzle
  * an inner client, which is wrapped the same way. Every statement is sent as the current request's
  * (requestScope.ts), so a request that ends early calls it off.
@@ -142,14 +142,13 @@ const DEFAULT_PIPELINE = 100;
 
 /**
  * How many reads one read connection has sent and not yet answered. postgres.js hands a statement to
- * the next busy connection, round robin, until each has this many, so with the default of 100 and two
- * connections, 32 requests in flight form two private queues of 16: a request stuck behind a heavy
- * user's page waits for it while the other connection idles through its own queue (p99 of stats 2.5x
- * its median). At 4, each backend still finds its next statement waiting in its socket when it
- * finishes one (it never idles while the server's thread turns a page into JSON), and the rest wait in
- * the pool's one shared queue, taken by whichever connection frees first. Measured at c=32 over 10M
- * kept items: p99 of stats 42-55 -> 27 ms and of history 65-74 -> 52 ms at the same throughput; at 1
- * the backends idle between statements and throughput falls 6-15%.
+ * the next busy connection, round robin, until each has this many, so with its default of 100 the
+ * requests in flight form one private queue per connection: a request stuck behind a heavy user's page
+ * waits for it while another connection idles through its own queue, which stretches the tail. At 4,
+ * each backend still finds its next statement waiting in its socket when it finishes one (it never
+ * idles while the server's thread turns a page into JSON), and the rest wait in the pool's one shared
+ * queue, taken by whichever connection frees first; at 1 the backends idle between statements and
+ * throughput falls (docs/performance.md §4).
  */
 const READ_PIPELINE = 4;
 
@@ -192,8 +191,8 @@ async function openPostgres(
   };
   const client = connect(sizes.main, DEFAULT_PIPELINE);
   // History pages and stats get connections of their own, fewer than the main pool: each keeps
-  // PostgreSQL computing for as long as it holds its connection, and on a small machine ten of them at
-  // once starve the server's own thread (p99 twice as long at the same throughput). Batches spend most
+  // PostgreSQL computing for as long as it holds its connection, and on a small machine many of them at
+  // once starve the server's own thread and widen the tail (docs/performance.md §4). Batches spend most
   // of their connection time waiting on the commit's flush, so they keep the larger pool.
   const readClient = connect(sizes.read, READ_PIPELINE);
   // An export sends one statement at a time on a connection it reserves, so no pipelining applies.

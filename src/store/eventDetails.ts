@@ -69,7 +69,7 @@ const eventCores = renderedOnce(
  * version they were read at, in one statement (one row per id asked for, so the version comes back
  * even when none exists). Venues and performers are left to the server, which keeps them (few, and
  * shared by many events): with them looked up by key and each event's JSON built here, the statement
- * took 1.6 times as long (0.72-0.79 against 0.41-0.50 ms for pages of 25 events at 10M kept items).
+ * took markedly longer (docs/performance.md §7).
  * Events are read by primary key through an `offset 0` subquery, which the planner never turns into a
  * join over the whole table.
  */

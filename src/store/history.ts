@@ -121,8 +121,8 @@ function pageStatement({ follows, filters, includeMedia }: PageShape, s: Slots<P
 }
 
 /**
- * The eight page statements, each rendered to text once (docs/performance.md §11: rendering one per
- * page was a fifteenth of a page's server CPU); a statement leaves out the slots its shape does not use.
+ * The eight page statements, each rendered to text once, since rendering one per page costs server CPU
+ * on every page (docs/performance.md §11); a statement leaves out the slots its shape does not use.
  */
 const pageStatements = new Map(
   [false, true].flatMap((follows) =>

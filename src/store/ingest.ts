@@ -7,7 +7,7 @@ import {
   type KeptMedia,
   NO_SUCH_USER,
   syncMarkStatement,
-} from "./batchWrite.ts";
+} from "./batchInput.ts";
 import { confidenceCtes, confidenceValue } from "./confidenceSql.ts";
 import type { Store } from "./db.ts";
 import { type AttendedRow, attendedEventsQuery, mediaListAggregate } from "./eventDetails.ts";

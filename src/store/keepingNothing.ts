@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { BatchWrite } from "./batchWrite.ts";
+import type { BatchWrite } from "./batchInput.ts";
 import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
 import { renderedOnce } from "./renderedStatement.ts";
 import { outsideRequests } from "./requestScope.ts";
@@ -7,8 +7,8 @@ import { outsideRequests } from "./requestScope.ts";
 /*
  * The write of media batches that keep nothing, most of a camera roll's batches, grouped: one statement
  * of them is in flight per store (per request thread), and the batches that arrive meanwhile go out
- * together in the next, as one statement and one commit (drizzle/0011_batches_keeping_nothing.sql). At
- * c=32 the statements carry about ten batches each, and PostgreSQL's CPU a batch falls by a tenth
+ * together in the next, as one statement and one commit (drizzle/0011_batches_keeping_nothing.sql).
+ * Under load each statement carries several batches, which saves PostgreSQL's CPU a batch
  * (docs/performance.md §12). A batch that finds nothing in flight goes out at once, alone, so a quiet
  * service waits for nothing. The statement never waits for one user's row lock (it skips a locked user,
  * whose batch goes again as a whole batch), so no user can hold up the others' batches.

@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import { type BatchWrite, batchPlanSettings } from "./batchWrite.ts";
+import { type BatchWrite, batchPlanSettings } from "./batchInput.ts";
 import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
 import { batchStatement } from "./ingest.ts";
 

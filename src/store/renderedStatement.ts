@@ -3,9 +3,9 @@ import { PgDialect } from "drizzle-orm/pg-core";
 
 /*
  * Statements of the hot path rendered to text once, at module load, instead of on every call: a media
- * batch's statements are a few hundred template fragments, and turning them into text took about 45 µs
- * of a batch's server CPU (docs/performance.md §12). The text never depends on the values (every value
- * is a parameter), so only the parameters are worked out per call.
+ * batch's statements are a few hundred template fragments, and turning them into text on every call is a
+ * measurable part of a batch's server CPU (docs/performance.md §12). The text never depends on the
+ * values (every value is a parameter), so only the parameters are worked out per call.
  */
 
 const dialect = new PgDialect();

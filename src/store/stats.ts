@@ -46,9 +46,9 @@ type StatsRow = {
  * rows, each with its billing from one index-only probe, and the names of the first and latest event.
  * The cost follows the user's event count, never the size of the catalog or of the media table.
  *
- * Venues and performers are not read here: looking each up by key cost as much as the rest of the
- * statement twice over (0.8 against 0.3 ms at 10M kept items), and they are few enough for the server
- * to keep (`VenuePerformerCache`). Catalog rows are read through `offset 0` subqueries, which the
+ * Venues and performers are not read here: looking each up by key cost more than the rest of the
+ * statement (docs/performance.md §7), and they are few enough for the server to keep
+ * (`VenuePerformerCache`). Catalog rows are read through `offset 0` subqueries, which the
  * planner never turns into joins over whole tables.
  */
 const statsRowsQuery = renderedOnce(

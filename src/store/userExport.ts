@@ -58,8 +58,8 @@ export type ExportRefusal = "no_such_user" | "partner_busy";
 export const EXPORTS_PER_PARTNER = 2;
 
 /**
- * Kept items per page: about 36 KB of JSON. Pages of 1,000 items (360 KB texts and buffers) left the
- * server's resident memory higher after each export; at this size it settles (docs/performance.md §10).
+ * Kept items per page, so a page's texts and buffers stay small: much larger pages left the server's
+ * resident memory higher after each export; at this size it settles (docs/performance.md §10).
  */
 const EXPORT_PAGE_ROWS = 100;
 

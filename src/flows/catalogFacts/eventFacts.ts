@@ -22,8 +22,7 @@ export type FactsReader = (
  * `VersionedCache`, whose rules make an import show on the very next answer).
  *
  * Every user who went to an event shows the same facts. Building them in the database was, after the
- * media lists, most of a history page's database time (measured at 10M kept items: without it
- * PostgreSQL spent a third of the CPU per page).
+ * media lists, most of a history page's database time (docs/performance.md §7).
  */
 export class EventFactsCache {
   readonly #texts: VersionedCache<string>;

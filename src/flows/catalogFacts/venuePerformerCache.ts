@@ -30,7 +30,7 @@ const VENUE_SHARE = 0.25;
  * tally, and what the facts of an event are built from when the event's own cache lacks it. Unlike
  * whole events, of which a catalog holds millions and users attend hundreds of thousands, they are few
  * enough to stay in memory, and reading them by key was most of a stats request's database time and
- * half of reading an event's facts.
+ * much of reading an event's facts (docs/performance.md §7).
  */
 export class VenuePerformerCache {
   readonly #venues: VersionedCache<VenueDetail>;

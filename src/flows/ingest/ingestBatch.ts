@@ -7,10 +7,10 @@ import type { EventFactsCache } from "../catalogFacts/eventFacts.ts";
 import {
   type AcceptedItem,
   classifyItems,
-  type MediaItem,
   matchInstantMs,
   type Rejection,
   utcText,
+  type ValidatedItem,
 } from "./mediaItems.ts";
 
 /** An accepted item's match (docs/api.md §4), whether or not it was kept. */
@@ -76,7 +76,7 @@ function keptOf(item: AcceptedItem, candidate: PlacedCandidate): KeptMedia {
 export async function ingestMediaBatch(
   { store, matcher, eventFacts, config }: IngestDeps,
   user: { partnerId: string; userId: string },
-  items: readonly MediaItem[],
+  items: readonly ValidatedItem[],
 ): Promise<BatchOutcome | null> {
   const { accepted, rejected } = classifyItems(items);
   const candidates =

@@ -2,10 +2,11 @@ import type { KeptMedia } from "../../store/ingest.ts";
 import { parseRfc3339, type UtcInstant } from "../../time/dateTime.ts";
 
 /**
- * An item of a batch as it passed the route's schema (`MediaItem` in src/http/mediaSchema.ts), null
- * members already dropped as absent: every member but the id may be missing.
+ * An item of a batch as it passed the route's schema (`RequestMediaItem` in src/http/mediaSchema.ts),
+ * null members already dropped as absent, handed to the per-item rules and matching: every member but
+ * the id may be missing.
  */
-export type MediaItem = {
+export type ValidatedItem = {
   id: string;
   taken_at?: string;
   latitude?: number;
@@ -78,7 +79,7 @@ const inRange = (value: number, limit: number) => value >= -limit && value <= li
  * "Seen earlier" counts every earlier item, rejected or not: the id is the deduplication key, and a
  * batch that repeats one is ambiguous about which version the partner meant.
  */
-export function classifyItems(items: readonly MediaItem[]): ClassifiedBatch {
+export function classifyItems(items: readonly ValidatedItem[]): ClassifiedBatch {
   const accepted: AcceptedItem[] = [];
   const rejected: Rejection[] = [];
   const seen = new Set<string>();

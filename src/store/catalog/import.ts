@@ -147,10 +147,10 @@ async function readAndMerge(
 
 /**
  * Fresh planner statistics for the catalog tables as soon as an import has changed them, rather than
- * whenever autovacuum gets to it: until then they describe the old tables, and a plan cached by a
- * server (or a fresh one for a heavy user) may then, for example, hash-join a page's performers over
- * the whole table (measured 16 ms instead of 0.2). ANALYZE reads a fixed-size sample, about a second
- * at 10M events; the visibility map is left to autovacuum, because a VACUUM here would visit every
+ * whenever autovacuum gets to it: until then they describe the old tables, and a plan cached by a server
+ * (or a fresh one for a heavy user) may then, for example, hash-join a page's performers over the whole
+ * table instead of looking them up by key. ANALYZE reads a fixed-size sample, so it stays short however
+ * large the catalog; the visibility map is left to autovacuum, because a VACUUM here would visit every
  * page the import wrote. It cannot run inside the import's transaction, and takes no lock that readers
  * or writers wait on.
  */

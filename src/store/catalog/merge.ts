@@ -140,11 +140,11 @@ async function rebillExisting(tx: CatalogTransaction): Promise<EventIdRow[]> {
  * ids ascending), rows are copied straight into the catalog tables: COPY inserts in batches and skips
  * the staging table, the cheapest path PostgreSQL has.
  *
- * New events take plain inserts: ON CONFLICT costs about half again as much CPU per row (it probes,
- * then inserts speculatively), and a first load is all new rows. Which staged events exist already is
- * decided by one primary-key probe each, written as a scalar subquery so the planner cannot turn it
- * into a join that scans the whole events table for every chunk. Existing events then go through the
- * usual upsert, which rewrites only rows whose values differ.
+ * New events take plain inserts: ON CONFLICT costs markedly more CPU per row (it probes, then inserts
+ * speculatively; docs/performance.md §5), and a first load is all new rows. Which staged events exist
+ * already is decided by one primary-key probe each, written as a scalar subquery so the planner cannot
+ * turn it into a join that scans the whole events table for every chunk. Existing events then go through
+ * the usual upsert, which rewrites only rows whose values differ.
  */
 export async function mergeEventChunk(
   tx: CatalogTransaction,

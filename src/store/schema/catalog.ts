@@ -35,8 +35,8 @@ export const performers = pgTable("performers", {
  * importer (src/store/catalog) is their only writer and checks every venue and performer reference in
  * its transaction, under a lock that serialises imports. Per-row foreign-key triggers, and secondary
  * indexes no query reads (events by venue, event_performers by performer), would more than double the
- * database's work per imported event: measured, 13 of 20 seconds per million events went to
- * event_performers' two foreign-key checks, and the two secondary indexes cost 3.4 s of 6.8 s CPU.
+ * database's work per imported event, most of it in event_performers' two foreign-key checks
+ * (docs/performance.md §5).
  */
 export const events = pgTable("events", {
   id: integer("id").primaryKey(),

@@ -52,14 +52,14 @@ export const media = pgTable(
     weight: doublePrecision("weight"),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  // The second index serves the history: a user's media at an event, oldest first, the id breaking
-  // ties. It leads with the user, so a page's lookups of one user's events land in one narrow stretch
-  // of the index instead of one leaf page per event scattered over the whole table (at 10M kept items,
-  // an index ten times the size of shared buffers). It ends with the media id so that it is always
-  // larger than the primary key: for a user the statistics do not list (every user created since the
-  // last ANALYZE) the planner expects about one row in either index, and then takes the smaller one for
-  // a batch's probe by (user, media id); the probe must stay on the primary key, or each id of a batch
-  // reads all of the user's media (test/store-plans.test.ts reads both plans).
+  // The second index serves the history: a user's media at an event, oldest first, the id breaking ties.
+  // It leads with the user, so a page's lookups of one user's events land in one narrow stretch of the
+  // index instead of one leaf page per event scattered over the whole table (at scale, an index many
+  // times the size of shared buffers; docs/performance.md §7). It ends with the media id so that it is
+  // always larger than the primary key: for a user the statistics do not list (every user created since
+  // the last ANALYZE) the planner expects about one row in either index, and then takes the smaller one
+  // for a batch's probe by (user, media id); the probe must stay on the primary key, or each id of a
+  // batch reads all of the user's media (test/store-plans.test.ts reads both plans).
   (t) => [
     primaryKey({ columns: [t.userId, t.mediaId] }),
     index("media_user_event_time_idx").on(t.userId, t.eventId, t.takenAt, t.mediaId),
@@ -75,7 +75,8 @@ export const media = pgTable(
  * The row carries copies of the event facts that decide visibility, order and the stats' tallies (start,
  * local start, venue, licence), written by the batch and moved by any import that changes them
  * (`refreshAttendedCopies`). Reading them from `events` instead cost a key lookup per event into a table
- * of millions of rows that does not stay in shared buffers: 30% of a stats request.
+ * of millions of rows that does not stay in shared buffers, a large share of a stats request
+ * (docs/performance.md §7).
  */
 export const userEvents = pgTable(
   "user_events",
@@ -118,12 +119,12 @@ export const userEvents = pgTable(
 /**
  * The media list of each history row, kept rendered in the wire format of docs/api.md §4 (a JSON array,
  * oldest capture first), so a history page or a batch response copies one text per event instead of
- * building an object for each of its items: building them was half of a page's database time and most
- * of the server's (measured at 10M kept items, about 240 items a page). The batch that changes a user's
- * media at an event renders that event's list again in the same statement (src/store/ingest.ts), so the
- * list always agrees with `media` and with the row's `media_count`. A separate table, not a column of
- * `user_events`: the stats read every history row of a user and would otherwise carry the lists along.
- * A list goes with its history row.
+ * building an object for each of its items: building them was much of a page's database time and most of
+ * the server's (docs/performance.md §7). The batch that changes a user's media at an event renders that
+ * event's list again in the same statement (src/store/ingest.ts), so the list always agrees with `media`
+ * and with the row's `media_count`. A separate table, not a column of `user_events`: the stats read
+ * every history row of a user and would otherwise carry the lists along. A list goes with its history
+ * row.
  */
 export const userEventMedia = pgTable(
   "user_event_media",

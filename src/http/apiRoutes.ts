@@ -1,12 +1,12 @@
 import { Elysia } from "elysia";
 import { erasureRoute } from "./erasure.ts";
 import { historyRoute } from "./events.ts";
+import type { RoutePolicy } from "./gateRouter.ts";
 import { hideRoute, unhideRoute } from "./hiding.ts";
 import { mediaBatchRoute } from "./media.ts";
 import { mediaDeletionRoute } from "./mediaDeletion.ts";
 import { healthRoute, pingRoute } from "./operational.ts";
 import type { ResourceDeps, RouteDefinition } from "./route.ts";
-import type { RoutePolicy } from "./routes.ts";
 import { statsRoute } from "./stats.ts";
 import { syncCompleteRoute } from "./sync.ts";
 import { userExportRoute } from "./userExport.ts";
@@ -21,7 +21,7 @@ const API_PREFIX = "/v1";
  * registration and the schema failures' translation all derive from this list. Its order is the
  * order of the OpenAPI document's paths.
  */
-export const routes: readonly RouteDefinition[] = [
+export const apiRoutes: readonly RouteDefinition[] = [
   pingRoute,
   healthRoute,
   createUserRoute,
@@ -47,11 +47,11 @@ const keyOf = (method: string, path: string) => `${method} ${API_PREFIX}${path}`
  */
 export const routePolicies: Record<string, RoutePolicy> = Object.fromEntries([
   [keyOf("GET", "/openapi.json"), documentPolicy],
-  ...routes.map((route) => [keyOf(route.method, route.path), route.policy]),
+  ...apiRoutes.map((route) => [keyOf(route.method, route.path), route.policy]),
 ]);
 
 const translators = new Map(
-  routes.flatMap((route) =>
+  apiRoutes.flatMap((route) =>
     route.translate === undefined ? [] : [[keyOf(route.method, route.path), route.translate] as const],
   ),
 );
@@ -66,9 +66,9 @@ export function translatorOf(method: string, pattern: string): ValidationTransla
  * schemas as written. The casts stand where a list of differently typed routes meets the framework's
  * per-call inference; `route` already typed each handler by its own schemas.
  */
-export function routesPlugin(deps: ResourceDeps) {
+export function apiRoutesPlugin(deps: ResourceDeps) {
   const plugin = new Elysia();
-  for (const { method, path, schema, handle } of routes) {
+  for (const { method, path, schema, handle } of apiRoutes) {
     plugin.route(method, path, handle(deps) as never, schema as never);
   }
   return plugin;

@@ -1,9 +1,10 @@
+// Why a second router: the gate runs before Elysia routes (onRequest), to check in docs/api.md §2's order.
 import type { Budget } from "../limits/index.ts";
 import { POSITIVE_INTEGER, UUID } from "./formats.ts";
 
 /**
  * What the gate enforces for a route before the framework parses anything (docs/api.md §2); each route
- * states its own in the route table (src/http/routeTable.ts).
+ * states its own in the list of the API's routes (src/http/apiRoutes.ts).
  */
 export type RoutePolicy = {
   /** Whether X-PARTNER-API-KEY is required. */
@@ -53,13 +54,14 @@ export type RouteMatch =
   | { kind: "method_not_allowed"; allow: string[] }
   | { kind: "not_found" };
 
-export type RouteTable = {
+/** The gate's router: the route a request names, its policy, and which path parameters are malformed. */
+export type GateRouter = {
   match(method: string, pathname: string): RouteMatch;
   /** The names of the path parameters that are malformed, in path order. */
   invalidParams(params: Record<string, string>): string[];
 };
 
-export function compileRoutes(policies: Record<string, RoutePolicy>): RouteTable {
+export function compileGateRouter(policies: Record<string, RoutePolicy>): GateRouter {
   const paths = new Map<string, CompiledPath>();
   for (const [key, policy] of Object.entries(policies)) {
     const [method = "", pattern = ""] = key.split(" ");
