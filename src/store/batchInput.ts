@@ -1,6 +1,6 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { ATTENDANCE_COPIES_LOCK } from "./db.ts";
-import { type BoundStatement, renderedOnce } from "./renderedStatement.ts";
+import { type BoundStatement, renderedOnce, type Slots } from "./renderedStatement.ts";
 
 /*
  * What a media batch hands the store (`writeBatch`, src/store/ingest.ts) and the statement that opens
@@ -49,26 +49,66 @@ export type BatchWrite = {
 /** MATCH_DEFAULT_DURATION_MINUTES's default (src/config.ts). */
 const DEFAULT_DURATION_MINUTES = 300;
 
-/** Each kept item's member the batch statement takes as an array parameter of its own (`unnest`). */
-const KEPT_COLUMNS = {
-  mediaIds: (m: KeptMedia) => m.mediaId,
-  eventIds: (m: KeptMedia) => m.eventId,
-  venueIds: (m: KeptMedia) => m.venueId,
-  takenAts: (m: KeptMedia) => m.takenAt,
-  latitudes: (m: KeptMedia) => m.latitude,
-  longitudes: (m: KeptMedia) => m.longitude,
-  mediaTypes: (m: KeptMedia) => m.mediaType,
-  filenames: (m: KeptMedia) => m.filename,
-  durationsSeconds: (m: KeptMedia) => m.durationSeconds,
-  thumbnailUrls: (m: KeptMedia) => m.thumbnailUrl,
-  deviceMakes: (m: KeptMedia) => m.deviceMake,
-  deviceModels: (m: KeptMedia) => m.deviceModel,
-  deviceLensModels: (m: KeptMedia) => m.deviceLensModel,
-  spotRows: (m: KeptMedia) => m.spot?.row ?? null,
-  spotColumns: (m: KeptMedia) => m.spot?.column ?? null,
-  weights: (m: KeptMedia) => m.weight ?? null,
+/**
+ * Every member of a kept item the batch statement writes, declared once: the `media` column it goes to,
+ * the array type it travels as (one array parameter per member, `unnest`ed), the type it is stored as
+ * where that differs, and how a kept item gives it. Every column list of the statement comes from here
+ * (`keptColumns`), so a new member of kept media is one entry plus its mapping in and out.
+ */
+type KeptColumnSpec = {
+  column: string;
+  sent: "text" | "int" | "float8";
+  stored?: "timestamptz";
+  pick: (m: KeptMedia) => unknown;
 };
+
+const KEPT_COLUMNS = {
+  mediaIds: { column: "media_id", sent: "text", pick: (m) => m.mediaId },
+  eventIds: { column: "event_id", sent: "int", pick: (m) => m.eventId },
+  venueIds: { column: "venue_id", sent: "int", pick: (m) => m.venueId },
+  takenAts: { column: "taken_at", sent: "text", stored: "timestamptz", pick: (m) => m.takenAt },
+  latitudes: { column: "latitude", sent: "float8", pick: (m) => m.latitude },
+  longitudes: { column: "longitude", sent: "float8", pick: (m) => m.longitude },
+  mediaTypes: { column: "media_type", sent: "text", pick: (m) => m.mediaType },
+  filenames: { column: "filename", sent: "text", pick: (m) => m.filename },
+  durationsSeconds: { column: "duration_seconds", sent: "float8", pick: (m) => m.durationSeconds },
+  thumbnailUrls: { column: "thumbnail_url", sent: "text", pick: (m) => m.thumbnailUrl },
+  deviceMakes: { column: "device_make", sent: "text", pick: (m) => m.deviceMake },
+  deviceModels: { column: "device_model", sent: "text", pick: (m) => m.deviceModel },
+  deviceLensModels: { column: "device_lens_model", sent: "text", pick: (m) => m.deviceLensModel },
+  spotRows: { column: "spot_row", sent: "int", pick: (m) => m.spot?.row ?? null },
+  spotColumns: { column: "spot_col", sent: "int", pick: (m) => m.spot?.column ?? null },
+  weights: { column: "weight", sent: "float8", pick: (m) => m.weight ?? null },
+} satisfies Record<string, KeptColumnSpec>;
 type KeptColumn = keyof typeof KEPT_COLUMNS;
+
+const keptEntries = Object.entries(KEPT_COLUMNS) as [KeptColumn, KeptColumnSpec][];
+/** The members an upsert may change: all but the key (the user and `media_id`). */
+const changeable = keptEntries.filter(([, spec]) => spec.column !== "media_id");
+const list = (parts: SQL[]) => sql.join(parts, sql`, `);
+const column = (spec: KeptColumnSpec, prefix = "") => sql.raw(`${prefix}${spec.column}`);
+
+/** The column lists of the batch statement, each derived from `KEPT_COLUMNS`. */
+export const keptColumns = {
+  /** The rows the batch keeps, typed as stored: `select * from unnest(...) as i(...)`. */
+  incoming: (slots: Slots<BatchSlot>) =>
+    sql`select * from unnest(${list(
+      keptEntries.map(([slot, spec]) => sql`${slots[slot]}::${sql.raw(spec.sent)}[]`),
+    )}) as i(${list(keptEntries.map(([, spec]) => column(spec)))})`,
+  /** The stored columns, in the order `values` gives them. */
+  names: list(keptEntries.map(([, spec]) => column(spec))),
+  /** Each member of `incoming` as its column stores it. */
+  values: list(
+    keptEntries.map(([, spec]) =>
+      spec.stored === undefined ? column(spec) : sql`${column(spec)}::${sql.raw(spec.stored)}`,
+    ),
+  ),
+  /** The upsert's update of every changeable column. */
+  updates: list(changeable.map(([, spec]) => sql`${column(spec)} = ${column(spec, "excluded.")}`)),
+  /** Whether the stored row differs from the incoming one in any changeable column. */
+  changed: sql`(${list(changeable.map(([, spec]) => column(spec, "media.")))})
+        is distinct from (${list(changeable.map(([, spec]) => column(spec, "excluded.")))})`,
+};
 
 /** The batch statement's values, one slot each: the user, the accepted ids, the setting, the columns. */
 export type BatchSlot = "userId" | "acceptedIds" | "defaultDurationMinutes" | KeptColumn;
@@ -86,8 +126,7 @@ export function batchValues({
   defaultDurationMinutes = DEFAULT_DURATION_MINUTES,
 }: BatchWrite): Record<BatchSlot, unknown> {
   const values: Partial<Record<BatchSlot, unknown>> = { userId, acceptedIds, defaultDurationMinutes };
-  const columns = Object.entries(KEPT_COLUMNS) as [KeptColumn, (m: KeptMedia) => unknown][];
-  for (const [name, pick] of columns) values[name] = kept.map(pick);
+  for (const [name, spec] of keptEntries) values[name] = kept.map(spec.pick);
   return values as Record<BatchSlot, unknown>;
 }
 
@@ -99,7 +138,7 @@ export function batchValues({
  * statement again on every execution from then on. Sequential scans are priced out: a plan built while
  * `media` is nearly empty (a new deployment, `bench-write` after its truncate) would otherwise go on
  * scanning it while the table grows. The one lookup whose best path depends on the user is
- * `media_replaced`, which picks one of two fixed plans itself (drizzle/0009); what the statement reads
+ * `media_replaced`, which picks one of two fixed plans itself (src/store/sql/media_replaced.sql); what the statement reads
  * besides has one good path each (the removal by row id, start times by events' key), so the planner
  * has nothing else to pick. The settings last until the commit, so they hold the read after the batch
  * (key and index lookups of a few events) to index paths as well (docs/performance.md §12).
@@ -126,7 +165,7 @@ const syncMark = renderedOnce(
 );
 
 /**
- * The user's sync mark and row lock, and the batch's user lookup: drizzle/0002_batch_sync_mark.sql.
+ * The user's sync mark and row lock, and the batch's user lookup: `mark_batch_sync` in src/store/sql/batch_sync_mark.sql.
  * It first takes ATTENDANCE_COPIES_LOCK shared (a function in FROM runs before the select list), before
  * any statement of the batch reads an event, so a catalog import's refresh of user_events waits for it.
  * It also sets what the batch statement runs under (`PLAN_SETTINGS`), which lasts until the commit.

@@ -8,6 +8,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { privateDataDir } from "./embeddedFiles.ts";
+import { applyLiveSql } from "./liveSql.ts";
 import { answersWithin, counted, countingReservations, type PoolUse, poolUse } from "./poolUse.ts";
 import { queryOf, type Runnable, statementOf } from "./renderedStatement.ts";
 import { sentForRequest } from "./requestScope.ts";
@@ -165,6 +166,7 @@ async function migrated(url: string): Promise<void> {
   try {
     await migrator`select pg_advisory_lock(${MIGRATION_LOCK})`;
     await migratePostgres(drizzlePostgres(migrator), { migrationsFolder });
+    await applyLiveSql((statement) => migrator.unsafe(statement));
     await migrator`select pg_advisory_unlock(${MIGRATION_LOCK})`;
   } finally {
     await migrator.end();
@@ -295,6 +297,7 @@ async function openPglite(dataDir: string): Promise<Store> {
   }
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;
   await migratePglite(drizzlePglite(pglite), { migrationsFolder });
+  await applyLiveSql((statement) => pglite.exec(statement));
   const embedded = poolUse("embedded", 1);
   return {
     kind: "pglite",

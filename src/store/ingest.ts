@@ -5,6 +5,7 @@ import {
   type BatchWrite,
   batchValues,
   type KeptMedia,
+  keptColumns,
   NO_SUCH_USER,
   syncMarkStatement,
 } from "./batchInput.ts";
@@ -28,7 +29,7 @@ export type { BatchWrite, KeptMedia };
  * changed, and every one whose routine spots it changed, gets its confidence recomputed in the same
  * upsert (src/store/confidenceSql.ts); an event whose count nets to zero still gets its confidence.
  *
- * `previous` comes from `media_replaced` (drizzle/0009_media_replaced_by_range.sql), which reads a user
+ * `previous` comes from `media_replaced` (src/store/sql/media_replaced.sql), which reads a user
  * who keeps few items for the batch's size by the user's index range and anyone else by one primary-key
  * probe per id, so a batch costs the same for a user with 50 items as for one with 50,000, whatever table
  * size the plans were built on. A re-sent item whose members are all unchanged is not rewritten
@@ -58,15 +59,7 @@ function batchStatementOf(s: Slots<BatchSlot>): SQL {
   const userId = s.userId;
   return sql`
     with incoming as (
-      select * from unnest(
-        ${s.mediaIds}::text[], ${s.eventIds}::int[], ${s.venueIds}::int[], ${s.takenAts}::text[],
-        ${s.latitudes}::float8[], ${s.longitudes}::float8[], ${s.mediaTypes}::text[], ${s.filenames}::text[],
-        ${s.durationsSeconds}::float8[], ${s.thumbnailUrls}::text[], ${s.deviceMakes}::text[],
-        ${s.deviceModels}::text[], ${s.deviceLensModels}::text[], ${s.spotRows}::int[],
-        ${s.spotColumns}::int[], ${s.weights}::float8[]
-      ) as i(media_id, event_id, venue_id, taken_at, latitude, longitude, media_type, filename,
-             duration_seconds, thumbnail_url, device_make, device_model, device_lens_model,
-             spot_row, spot_col, weight)
+      ${keptColumns.incoming(s)}
     ),
     previous as (
       select row_id, replaced_media_id as media_id, replaced_event_id as event_id,
@@ -74,30 +67,12 @@ function batchStatementOf(s: Slots<BatchSlot>): SQL {
       from media_replaced(${userId}::uuid, ${s.acceptedIds}::text[])
     ),
     upserted as (
-      insert into media (user_id, media_id, event_id, venue_id, taken_at, latitude, longitude, media_type,
-                         filename, duration_seconds, thumbnail_url, device_make, device_model,
-                         device_lens_model, spot_row, spot_col, weight, updated_at)
-      select ${userId}::uuid, media_id, event_id, venue_id, taken_at::timestamptz, latitude, longitude,
-             media_type, filename, duration_seconds, thumbnail_url, device_make, device_model,
-             device_lens_model, spot_row, spot_col, weight, now()
+      insert into media (user_id, ${keptColumns.names}, updated_at)
+      select ${userId}::uuid, ${keptColumns.values}, now()
       from incoming
       on conflict (user_id, media_id) do update set
-        event_id = excluded.event_id, venue_id = excluded.venue_id, taken_at = excluded.taken_at,
-        latitude = excluded.latitude, longitude = excluded.longitude, media_type = excluded.media_type,
-        filename = excluded.filename, duration_seconds = excluded.duration_seconds,
-        thumbnail_url = excluded.thumbnail_url, device_make = excluded.device_make,
-        device_model = excluded.device_model, device_lens_model = excluded.device_lens_model,
-        spot_row = excluded.spot_row, spot_col = excluded.spot_col, weight = excluded.weight,
-        updated_at = excluded.updated_at
-      where (media.event_id, media.venue_id, media.taken_at, media.latitude, media.longitude,
-             media.media_type, media.filename, media.duration_seconds, media.thumbnail_url,
-             media.device_make, media.device_model, media.device_lens_model, media.spot_row,
-             media.spot_col, media.weight)
-        is distinct from
-            (excluded.event_id, excluded.venue_id, excluded.taken_at, excluded.latitude, excluded.longitude,
-             excluded.media_type, excluded.filename, excluded.duration_seconds, excluded.thumbnail_url,
-             excluded.device_make, excluded.device_model, excluded.device_lens_model, excluded.spot_row,
-             excluded.spot_col, excluded.weight)
+        ${keptColumns.updates}, updated_at = excluded.updated_at
+      where ${keptColumns.changed}
       returning media_id, event_id, venue_id, spot_row::int as spot_row, spot_col::int as spot_col
     ),
     removed as (
@@ -188,8 +163,8 @@ export type WrittenBatch = { lastSyncAt: Date; events: AttendedRow[] };
  * takes its snapshot (READ COMMITTED). Sending them together keeps the whole batch one round trip.
  *
  * A batch that keeps nothing (most of them: most of a camera roll matches no event) is first written
- * with the other such batches waiting at that moment (`writeKeepingNothing`, drizzle/0011): the sync
- * mark and a check that none of its ids is stored. When none is, that is the whole write. When some
+ * with the other such batches waiting at that moment (`writeKeepingNothing`,
+ * src/store/sql/batches_keeping_nothing.sql): the sync mark and a check that none of its ids is stored. When none is, that is the whole write. When some
  * are, or another transaction holds the user's row, nothing was written and the batch goes again as a
  * whole batch, which waits for the row and removes the stored ids: two round trips for a rare batch,
  * against a BEGIN, a COMMIT and the batch statement's plan for every batch that has nothing to write.

@@ -7,7 +7,7 @@ import { outsideRequests } from "./requestScope.ts";
 /*
  * The write of media batches that keep nothing, most of a camera roll's batches, grouped: one statement
  * of them is in flight per store (per request thread), and the batches that arrive meanwhile go out
- * together in the next, as one statement and one commit (drizzle/0011_batches_keeping_nothing.sql).
+ * together in the next, as one statement and one commit (src/store/sql/batches_keeping_nothing.sql).
  * Under load each statement carries several batches, which saves PostgreSQL's CPU a batch
  * (docs/performance.md §12). A batch that finds nothing in flight goes out at once, alone, so a quiet
  * service waits for nothing. The statement never waits for one user's row lock (it skips a locked user,

@@ -16,7 +16,7 @@ const lockedUser = (userId: string, partnerId: string): SQL =>
   sql`select id from users where id = ${userId}::uuid and partner_id = ${partnerId} for update`;
 
 /**
- * Which of `ids` the user keeps, through the batch's own lookup (`media_replaced`, drizzle/0009): the
+ * Which of `ids` the user keeps, through the batch's own lookup (`media_replaced`, src/store/sql/media_replaced.sql): the
  * user's index range or one primary-key probe per id, whichever costs less for the user's library.
  */
 const keptAmong = (userId: string, ids: readonly string[]): SQL =>
