@@ -54,10 +54,6 @@ const ConfigSchema = Type.Object({
   metricsPort: Type.Union([Type.Null(), Integer(1, 65535)]),
   metricsHost: Type.String({ minLength: 1 }),
   drainSeconds: Integer(0, 300),
-  /** Fault tests only: the first N match tasks exit their worker thread (null: none). */
-  faultWorkerExit: Type.Union([Type.Null(), Integer(1, 1_000_000)]),
-  /** Fault tests only: SIGUSR2 ends one request thread abruptly. */
-  faultThreadSignal: Type.Boolean(),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -106,9 +102,6 @@ const accepts: Record<string, string> = {
   METRICS_PORT: "a port from 1 to 65535 for the Prometheus metrics, or empty for none",
   METRICS_HOST: "a host name or address",
   DRAIN_SECONDS: "an integer from 0 to 300 (seconds /readyz answers 503 before shutdown stops listening)",
-  FAULT_WORKER_EXIT:
-    "for fault tests only: a positive integer N, the first N match tasks exit their worker thread (needs WORKERS > 0 and REQUEST_THREADS=1)",
-  FAULT_THREAD_SIGNAL: "for fault tests only: true makes SIGUSR2 end one request thread abruptly",
 };
 
 /** Maps each config path back to the variable it came from, to name it in errors. */
@@ -143,8 +136,6 @@ const variableOf: Record<string, string> = {
   "/metricsPort": "METRICS_PORT",
   "/metricsHost": "METRICS_HOST",
   "/drainSeconds": "DRAIN_SECONDS",
-  "/faultWorkerExit": "FAULT_WORKER_EXIT",
-  "/faultThreadSignal": "FAULT_THREAD_SIGNAL",
 };
 
 /** Empty strings count as unset: `RATE_LIMIT_READ=` is how an operator says "no limit". */
@@ -237,21 +228,11 @@ export function parseConfig(env: Env): Config {
     metricsPort: number(env, "METRICS_PORT", null),
     metricsHost: raw(env, "METRICS_HOST") ?? "127.0.0.1",
     drainSeconds: number(env, "DRAIN_SECONDS", 0),
-    faultWorkerExit: number(env, "FAULT_WORKER_EXIT", null),
-    faultThreadSignal: boolean(env, "FAULT_THREAD_SIGNAL", false),
   };
   const problems = new Set<string>();
   for (const error of Value.Errors(ConfigSchema, candidate)) {
     const name = variableOf[error.path] ?? error.path;
     problems.add(`${name}: got ${JSON.stringify(error.value)}, expected ${accepts[name] ?? error.message}`);
-  }
-  // Inline matching (WORKERS=0, or on request threads) has no worker thread to exit: the fault would
-  // never happen.
-  if (candidate.faultWorkerExit !== null && (candidate.workers === 0 || candidate.requestThreads !== 1)) {
-    problems.add(
-      `FAULT_WORKER_EXIT: got ${JSON.stringify(candidate.faultWorkerExit)} with WORKERS=${JSON.stringify(candidate.workers)} ` +
-        `and REQUEST_THREADS=${JSON.stringify(candidate.requestThreads)}, expected WORKERS > 0 and REQUEST_THREADS=1`,
-    );
   }
   // PGlite is a database inside this process's one thread: no other thread can reach it.
   if (candidate.databaseUrl === null && candidate.requestThreads !== 1) {

@@ -4,7 +4,8 @@ import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { type Serving, startServing } from "./http/serving.ts";
 import { SUPERVISOR_CONNECTIONS } from "./http/threads.ts";
 import { observe } from "./observability/instance.ts";
-import { createLogger, type Log } from "./observability/log.ts";
+import { createLogger, type Logger } from "./observability/log.ts";
+import type { MatchingEngine } from "./shards/engine.ts";
 import { startMatchingEngine } from "./shards/pollingEngine.ts";
 import { EmbeddedDatabaseBusyError, openStore } from "./store/db.ts";
 import { bootstrapDemo } from "./store/demo.ts";
@@ -90,7 +91,15 @@ function cannotListenAs({ host, port }: Config, error: unknown): Error {
   return cannotListen({ host, port }, String(message), code);
 }
 
-async function start(config: Config, log: Log): Promise<void> {
+/** What a started service is made of, for a test entry that drills its faults (faultDrillService.ts). */
+export type RunningService = {
+  readonly config: Config;
+  readonly engine: MatchingEngine;
+  readonly serving: Serving;
+};
+
+async function start(config: Config, logger: Logger): Promise<RunningService> {
+  const { log } = logger;
   await checkHost(config);
   await checkPort(config);
   const store = await openConfiguredStore(config);
@@ -109,7 +118,6 @@ async function start(config: Config, log: Log): Promise<void> {
     pollSeconds: config.catalogPollSeconds,
     log,
   });
-  if (config.faultWorkerExit !== null) engine.injectWorkerFault("exit", config.faultWorkerExit);
   const cursorSecret = await cursorSecretOf(store, config.cursorSecret);
   const observed = observe(config, { store, engine, log });
   let serving: Serving;
@@ -135,7 +143,6 @@ async function start(config: Config, log: Log): Promise<void> {
     shards: config.shards,
     metricsPort: observed.metricsPort,
   });
-  if (config.faultThreadSignal) process.on("SIGUSR2", () => serving.endOneThread());
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -165,6 +172,7 @@ async function start(config: Config, log: Log): Promise<void> {
   };
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
   process.once("SIGINT", () => void shutdown("SIGINT"));
+  return { config, engine, serving };
 }
 
 /**
@@ -183,22 +191,31 @@ function startFailure(error: unknown): string {
   return `rollcall could not start: ${describeFailure(error).error}`;
 }
 
-let config: Config;
-try {
-  config = loadConfig();
-} catch (error) {
-  console.error(startFailure(error));
-  process.exit(1);
+/**
+ * Starts the service from the environment, as `bun src/main.ts` does, and resolves once it listens; a
+ * failure to start is printed in one line (startFailure) and exits the process with 1.
+ */
+export async function runService(): Promise<RunningService> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    console.error(startFailure(error));
+    process.exit(1);
+  }
+  const logger = createLogger(config.logLevel);
+  // A failure nobody awaited must not take every other request down with the process: it is logged as
+  // the defect it is, and the process keeps serving (docs/operations.md, Observability).
+  process.on("unhandledRejection", (reason) => logger.log("uncaught_error", describeFailure(reason)));
+  process.on("uncaughtException", (error) => logger.log("uncaught_error", describeFailure(error)));
+  try {
+    return await start(config, logger);
+  } catch (error) {
+    await logger.flush();
+    console.error(startFailure(error));
+    process.exit(1);
+  }
 }
-const logger = createLogger(config.logLevel);
-// A failure nobody awaited must not take every other request down with the process: it is logged as
-// the defect it is, and the process keeps serving (docs/operations.md, Observability).
-process.on("unhandledRejection", (reason) => logger.log("uncaught_error", describeFailure(reason)));
-process.on("uncaughtException", (error) => logger.log("uncaught_error", describeFailure(error)));
-try {
-  await start(config, logger.log);
-} catch (error) {
-  await logger.flush();
-  console.error(startFailure(error));
-  process.exit(1);
-}
+
+// Started only as the entry point, so a test entry can import runService and start it itself.
+if (import.meta.main) await runService();

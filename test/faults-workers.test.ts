@@ -1,12 +1,14 @@
 /**
- * Matching worker threads that exit (WORKERS=2, FAULT_WORKER_EXIT=3: the first three match tasks end
- * their thread). A batch whose task fails on its retry too is answered 500 in the envelope, never a
- * dropped connection or a process exit, and stores nothing; the threads are replaced, and every later
- * batch, the failed ones sent again included, is answered 200 with the matches the catalog gives.
+ * Matching worker threads that exit (WORKERS=2, and DRILL_WORKER_EXIT=3 for the test entry
+ * faultDrillService.ts, which starts src/main.ts: the first three match tasks end their thread). A batch
+ * whose task fails on its retry too is answered 500 in the envelope, never a dropped connection or a
+ * process exit, and stores nothing; the threads are replaced, and every later batch, the failed ones
+ * sent again included, is answered 200 with the matches the catalog gives.
  * On a PostgreSQL cluster of this file's own.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { ConfigError, parseConfig } from "../src/config.ts";
+import { parseConfig } from "../src/config.ts";
+import { DRILL_ENTRY, DrillError, drillsOf } from "./support/faultDrillService.ts";
 import { batchItems, expectedEventOf, type FaultDatabase, prepareDatabase } from "./support/faultFixture.ts";
 import { type BatchRecord, createUsers, describeOutcome } from "./support/faultTraffic.ts";
 import { createPrivateCluster, type PrivateCluster } from "./support/privateCluster.ts";
@@ -23,13 +25,16 @@ beforeAll(async () => {
   cluster = await createPrivateCluster();
   // The catalog is in before the service starts: the fault is armed on the first index generation.
   database = await prepareDatabase(cluster);
-  service = await startService({
-    DATABASE_URL: database.url,
-    WORKERS: "2",
-    // The matching pool serves a single request thread; request threads match inline.
-    REQUEST_THREADS: "1",
-    FAULT_WORKER_EXIT: String(EXITS),
-  });
+  service = await startService(
+    {
+      DATABASE_URL: database.url,
+      WORKERS: "2",
+      // The matching pool serves a single request thread; request threads match inline.
+      REQUEST_THREADS: "1",
+      DRILL_WORKER_EXIT: String(EXITS),
+    },
+    { entry: DRILL_ENTRY },
+  );
 }, 30_000);
 
 afterAll(async () => {
@@ -95,28 +100,37 @@ test("worker threads that exit: 200 or a 500 envelope meanwhile, then all 200 wi
   }).toEqual({ during: [], someFailed: true, after: [], stored: [], process: "running" });
 }, 40_000);
 
-test("FAULT_WORKER_EXIT is read strictly, and only where worker threads run", () => {
-  const problemsOf = (env: Record<string, string>) => {
+test("drills are read strictly, each only where its threads run; the service's config reads none", () => {
+  const pool = { workers: 2, requestThreads: 1 };
+  const reading = (env: Record<string, string>) => (name: string) => env[name];
+  const problemsOf = (env: Record<string, string>, threads = pool) => {
     try {
-      parseConfig(env);
+      drillsOf(reading(env), threads);
       return [];
     } catch (error) {
-      return error instanceof ConfigError
+      return error instanceof DrillError
         ? error.problems.map((p) => p.slice(0, p.indexOf(":")))
         : [String(error)];
     }
   };
-  expect(parseConfig({ WORKERS: "2" }).faultWorkerExit).toBeNull();
-  expect(parseConfig({ WORKERS: "2", FAULT_WORKER_EXIT: " 3 " }).faultWorkerExit).toBe(3);
+  expect(drillsOf(() => undefined, pool)).toEqual({ workerExit: null, threadSignal: false });
+  expect(drillsOf(reading({ DRILL_WORKER_EXIT: "3" }), pool).workerExit).toBe(3);
   for (const value of ["0", "-1", "2x", "1e2"]) {
-    expect(problemsOf({ WORKERS: "2", FAULT_WORKER_EXIT: value })).toEqual(["FAULT_WORKER_EXIT"]);
+    expect(problemsOf({ DRILL_WORKER_EXIT: value })).toEqual(["DRILL_WORKER_EXIT"]);
   }
-  expect(problemsOf({ WORKERS: "0", FAULT_WORKER_EXIT: "1" })).toEqual(["FAULT_WORKER_EXIT"]);
-  const threaded = {
-    DATABASE_URL: "postgres://x/y",
-    WORKERS: "2",
-    REQUEST_THREADS: "2",
-    FAULT_WORKER_EXIT: "1",
-  };
-  expect(problemsOf(threaded)).toEqual(["FAULT_WORKER_EXIT"]);
+  // Inline matching (WORKERS=0, or on request threads) has no worker thread to exit.
+  expect(problemsOf({ DRILL_WORKER_EXIT: "1" }, { workers: 0, requestThreads: 1 })).toEqual([
+    "DRILL_WORKER_EXIT",
+  ]);
+  expect(problemsOf({ DRILL_WORKER_EXIT: "1" }, { workers: 2, requestThreads: 2 })).toEqual([
+    "DRILL_WORKER_EXIT",
+  ]);
+  const threads = { workers: 0, requestThreads: 2 };
+  expect(drillsOf(reading({ DRILL_THREAD_SIGNAL: "TRUE" }), threads).threadSignal).toBe(true);
+  expect(problemsOf({ DRILL_THREAD_SIGNAL: "yes" }, threads)).toEqual(["DRILL_THREAD_SIGNAL"]);
+  // With one request thread the thread is the process: the signal would end nothing.
+  expect(problemsOf({ DRILL_THREAD_SIGNAL: "true" })).toEqual(["DRILL_THREAD_SIGNAL"]);
+  // The old test hooks are no settings of the service: not read, so not even a bad value is refused.
+  const config = parseConfig({ WORKERS: "2", FAULT_WORKER_EXIT: "x", FAULT_THREAD_SIGNAL: "x" });
+  expect(Object.keys(config).filter((key) => /fault|drill/i.test(key))).toEqual([]);
 });

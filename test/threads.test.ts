@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
+import { DRILL_ENTRY } from "./support/faultDrillService.ts";
 import { addPartner, type FaultDatabase, prepareDatabase } from "./support/faultFixture.ts";
 import { createUsers, Traffic } from "./support/faultTraffic.ts";
 import { createPrivateCluster, type PrivateCluster } from "./support/privateCluster.ts";
@@ -22,14 +23,18 @@ beforeAll(async () => {
   cluster = await createPrivateCluster();
   database = await prepareDatabase(cluster);
   limitedKey = await addPartner(database.url, "limited", READ_LIMIT);
-  service = await startService({
-    DATABASE_URL: database.url,
-    REQUEST_THREADS: "2",
-    RATE_LIMIT_ENABLED: "true",
-    CATALOG_POLL_SECONDS: "1",
-    FAULT_THREAD_SIGNAL: "true",
-    LOG_LEVEL: "info",
-  });
+  service = await startService(
+    {
+      DATABASE_URL: database.url,
+      REQUEST_THREADS: "2",
+      RATE_LIMIT_ENABLED: "true",
+      CATALOG_POLL_SECONDS: "1",
+      // SIGUSR2 ends one request thread: the drill of the test entry, which starts src/main.ts.
+      DRILL_THREAD_SIGNAL: "true",
+      LOG_LEVEL: "info",
+    },
+    { entry: DRILL_ENTRY },
+  );
 }, 60_000);
 
 afterAll(async () => {

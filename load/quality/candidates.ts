@@ -1,5 +1,6 @@
 import { haversineMeters } from "../../src/shards/geo.ts";
 import type { MatchQuery, MatchSettings } from "../../src/shards/matcher.ts";
+import { candidateScore, type Ranked, ranksBefore, timeGap } from "../../src/shards/score.ts";
 import type { WorldEvent, WorldVenue } from "./worldModel.ts";
 
 /**
@@ -23,8 +24,8 @@ export type Candidate = {
   distanceShare: number;
   /** Milliseconds outside [start, end]; 0 inside. */
   gapMs: number;
-  /** gap / the padding on its side: 0 inside, up to 1 at the window's edge. */
-  timeShare: number;
+  /** The rule's score (src/shards/score.ts): distanceShare plus gap over the padding on its side. */
+  score: number;
   /** Where the photo falls: before the start, inside [start, end], or after the end. */
   side: "before" | "inside" | "after";
 };
@@ -43,14 +44,22 @@ export const TIME_FIRST: Rule = {
   compare: (a, b) => a.gapMs - b.gapMs || a.distanceM - b.distanceM || byId(a, b),
 };
 
-/** docs/api.md §5: distance / radius + time distance / padding, then the same tie-breaks. */
+const ranked = (c: Candidate): Ranked => ({
+  score: c.score,
+  gap: c.gapMs,
+  distance: c.distanceM,
+  id: c.event.id,
+});
+
+/** docs/api.md §5, by the service's own definition (src/shards/score.ts). */
 export const SCORE: Rule = {
   name: "distance/radius + time/padding",
-  compare: (a, b) =>
-    a.distanceShare + a.timeShare - (b.distanceShare + b.timeShare) ||
-    a.gapMs - b.gapMs ||
-    a.distanceM - b.distanceM ||
-    byId(a, b),
+  compare: (a, b) => {
+    const first = ranked(a);
+    if (ranksBefore(first.score, first.gap, first.distance, first.id, ranked(b))) return -1;
+    const second = ranked(b);
+    return ranksBefore(second.score, second.gap, second.distance, second.id, first) ? 1 : 0;
+  },
 };
 
 export class CandidateFinder {
@@ -126,19 +135,10 @@ export class CandidateFinder {
       const end = this.end(event);
       if (t < start - this.beforeMs || t > end + this.afterMs) continue;
       const distanceShare = distanceM / radius;
-      let gapMs = 0;
-      let timeShare = 0;
-      let side: Candidate["side"] = "inside";
-      if (t < start) {
-        gapMs = start - t;
-        timeShare = gapMs / this.beforeMs;
-        side = "before";
-      } else if (t > end) {
-        gapMs = t - end;
-        timeShare = gapMs / this.afterMs;
-        side = "after";
-      }
-      found.push({ event, venue, distanceM, radiusM: radius, distanceShare, gapMs, timeShare, side });
+      const gapMs = timeGap(t, start, end);
+      const score = candidateScore(distanceShare, t, start, end, this.beforeMs, this.afterMs);
+      const side: Candidate["side"] = t < start ? "before" : t > end ? "after" : "inside";
+      found.push({ event, venue, distanceM, radiusM: radius, distanceShare, gapMs, score, side });
     }
   }
 }

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { describeFailure, isCalledOff } from "../store/failures.ts";
-import { currentScope, RequestAbortedError } from "../store/requestScope.ts";
+import { currentScope } from "../store/requestScope.ts";
 import type { UserAddress } from "../store/schema/index.ts";
 import {
   type ExportedMediaRow,
@@ -105,6 +105,12 @@ function mediaOf(row: ExportedMediaRow): typeof ExportedMedia.static {
 const COLLECT_EVERY_BYTES = 4 * 2 ** 20;
 
 /**
+ * Ends a body short: the connection is cut, so the client cannot take it for a whole document. No reason
+ * is given, since the runtime would print it to stderr, outside the JSON log that already says why.
+ */
+const abandon = (controller: ReadableStreamDefaultController<Uint8Array>) => controller.error();
+
+/**
  * The document written a page of items at a time, each page read only when the client has taken the
  * one before (pull), so the server holds one page whatever the user's size. The export ends when the
  * last page is written, when the client goes away (cancel), on a failure, or when the request passes
@@ -115,7 +121,7 @@ function documentStream(
   exported: UserExport,
   finished: () => void,
   onFailure: (error: unknown) => void,
-  ended: (stop: (reason: unknown) => void) => void,
+  ended: (stop: () => void) => void,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const pages = exported.pages();
@@ -132,9 +138,9 @@ function documentStream(
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        ended((reason) => {
+        ended(() => {
           try {
-            controller.error(reason);
+            abandon(controller);
           } catch {
             // Already closed: the document was complete.
           }
@@ -166,7 +172,7 @@ function documentStream(
         } catch (error) {
           if (!isCalledOff(error)) onFailure(error);
           await finish().catch(() => {});
-          controller.error(error);
+          abandon(controller);
         }
       },
       cancel: finish,
@@ -223,7 +229,7 @@ export const userExportRoute = route({
         exported,
         slot,
         (error) => log("export_failed", { route: "/v1/users/:user_id/export", ...describeFailure(error) }),
-        (stop) => scope?.onAbort((reason) => stop(new RequestAbortedError(reason))),
+        (stop) => scope?.onAbort(stop),
       );
       return new Response(stream, { headers: { "content-type": JSON_MEDIA_TYPE } });
     },

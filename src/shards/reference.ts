@@ -8,6 +8,7 @@ import type {
   MatchSettings,
   PlacedCandidate,
 } from "./matcher.ts";
+import { candidateScore, type Ranked, ranksBefore, timeGap } from "./score.ts";
 
 const MINUTE_MS = 60_000;
 
@@ -16,9 +17,8 @@ const MINUTE_MS = 60_000;
  * no index. It is the oracle the sharded engine is tested against, so it favours being obviously right
  * over being fast.
  *
- * The best candidate has the smallest score distance / radius + time distance / padding. A capture
- * can only be outside [start, end] on a side whose padding is not zero, so the time share never
- * divides by zero.
+ * Every candidate is ranked by the rule's one definition (score.ts). A capture can only be outside
+ * [start, end] on a side whose padding is not zero, so the time share never divides by zero.
  */
 export class ReferenceMatcher implements Matcher {
   private readonly eventsByVenue = new Map<number, IndexEvent[]>();
@@ -44,7 +44,7 @@ export class ReferenceMatcher implements Matcher {
   private best(query: MatchQuery): PlacedCandidate | null {
     const beforeMs = this.settings.beforeMinutes * MINUTE_MS;
     const afterMs = this.settings.afterMinutes * MINUTE_MS;
-    let best: { candidate: PlacedCandidate; score: number; timeGap: number; distance: number } | null = null;
+    let best: (Ranked & { candidate: PlacedCandidate }) | null = null;
     for (const venue of this.venues) {
       const distance = haversineMeters(query.latitude, query.longitude, venue.latitude, venue.longitude);
       const radius = venue.radiusM ?? this.settings.radiusM;
@@ -53,25 +53,9 @@ export class ReferenceMatcher implements Matcher {
         const start = event.startsAtMs;
         const end = event.endsAtMs ?? start + this.settings.defaultDurationMinutes * MINUTE_MS;
         if (query.takenAtMs < start - beforeMs || query.takenAtMs > end + afterMs) continue;
-        let timeGap = 0;
-        let timeShare = 0;
-        if (query.takenAtMs < start) {
-          timeGap = start - query.takenAtMs;
-          timeShare = timeGap / beforeMs;
-        } else if (query.takenAtMs > end) {
-          timeGap = query.takenAtMs - end;
-          timeShare = timeGap / afterMs;
-        }
-        const score = distance / radius + timeShare;
-        const better =
-          best === null ||
-          score < best.score ||
-          (score === best.score &&
-            (timeGap < best.timeGap ||
-              (timeGap === best.timeGap &&
-                (distance < best.distance ||
-                  (distance === best.distance && event.id < best.candidate.eventId)))));
-        if (better) {
+        const gap = timeGap(query.takenAtMs, start, end);
+        const score = candidateScore(distance / radius, query.takenAtMs, start, end, beforeMs, afterMs);
+        if (best === null || ranksBefore(score, gap, distance, event.id, best)) {
           best = {
             candidate: {
               eventId: event.id,
@@ -81,8 +65,9 @@ export class ReferenceMatcher implements Matcher {
               venue: { latitude: venue.latitude, longitude: venue.longitude, radiusM: radius },
             },
             score,
-            timeGap,
+            gap,
             distance,
+            id: event.id,
           };
         }
       }

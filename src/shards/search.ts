@@ -18,6 +18,7 @@ import {
   viewIndex,
 } from "./layout.ts";
 import { outOfRange } from "./outOfRange.ts";
+import { candidateScore, ranksBefore, timeGap } from "./score.ts";
 
 const RAD = Math.PI / 180;
 
@@ -140,25 +141,10 @@ export class IndexReader {
         if (takenAtMs > to) continue;
         const start = from + this.beforeMs;
         const end = to - this.afterMs;
-        // Same arithmetic as the reference, so equal inputs give bit-equal scores and the same tie-breaks.
-        let gap = 0;
-        let score = reach;
-        if (takenAtMs < start) {
-          gap = start - takenAtMs;
-          score = reach + gap / this.beforeMs;
-        } else if (takenAtMs > end) {
-          gap = takenAtMs - end;
-          score = reach + gap / this.afterMs;
-        }
+        const gap = timeGap(takenAtMs, start, end);
+        const score = candidateScore(reach, takenAtMs, start, end, this.beforeMs, this.afterMs);
         const id = eventId[e] ?? outOfRange(eventId, e, "eventId");
-        if (
-          found.row < 0 ||
-          score < found.score ||
-          (score === found.score &&
-            (gap < found.gap ||
-              (gap === found.gap &&
-                (distance < found.distance || (distance === found.distance && id < found.id)))))
-        ) {
+        if (found.row < 0 || ranksBefore(score, gap, distance, id, found)) {
           found.row = e;
           found.score = score;
           found.gap = gap;

@@ -3,7 +3,8 @@ import type { Subprocess } from "bun";
 
 /**
  * rollcall run the way it is deployed: `bun src/main.ts` as a child process, configured by its
- * environment alone, so a fault test can kill it, signal it, and see its exit code and log lines.
+ * environment alone, so a fault test can kill it, signal it, and see its exit code and log lines. A
+ * test that drills a fault inside it runs test/support/faultDrillService.ts, which starts src/main.ts.
  */
 
 const repositoryRoot = join(import.meta.dir, "..", "..");
@@ -59,15 +60,21 @@ async function readLines(stream: ReadableStream<Uint8Array>, onLine: (line: stri
 
 const LISTENING = /^rollcall listening on http:\/\/127\.0\.0\.1:(\d+)\/v1$/;
 
+export type StartOptions = {
+  /** The script run from the repository root: src/main.ts, or a test entry that starts it. */
+  entry?: string;
+  startTimeoutMs?: number;
+};
+
 /**
  * Starts the service and resolves once it prints its listening line. `env` wins over the defaults:
  * HOST=127.0.0.1, PORT=0, DEMO=false, SERVICE_ENVIRONMENT=sandbox.
  */
 export async function startService(
   env: Record<string, string>,
-  startTimeoutMs = 30_000,
+  { entry = "src/main.ts", startTimeoutMs = 30_000 }: StartOptions = {},
 ): Promise<ServiceProcess> {
-  const child = Bun.spawn([process.execPath, "src/main.ts"], {
+  const child = Bun.spawn([process.execPath, entry], {
     cwd: repositoryRoot,
     env: {
       ...baseEnv(),
