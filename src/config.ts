@@ -61,6 +61,9 @@ export type Environment = Config["environment"];
 
 type Env = Record<string, string | undefined>;
 
+/** EXPORTS_PER_INSTANCE's default, also the export pool of a store opened without a size (tests). */
+export const DEFAULT_EXPORTS_PER_INSTANCE = 4;
+
 /** Raised with every offending variable named, so an operator fixes them all in one go. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -193,7 +196,7 @@ export function parseConfig(env: Env): Config {
     databaseUrl: raw(env, "DATABASE_URL") ?? null,
     databasePoolSize: number(env, "DATABASE_POOL_SIZE", 10),
     databaseReadPoolSize: number(env, "DATABASE_READ_POOL_SIZE", defaultReadPoolSize()),
-    exportsPerInstance: number(env, "EXPORTS_PER_INSTANCE", 4),
+    exportsPerInstance: number(env, "EXPORTS_PER_INSTANCE", DEFAULT_EXPORTS_PER_INSTANCE),
     exportDeadlineSeconds: number(env, "EXPORT_DEADLINE_SECONDS", 60),
     dataDir: raw(env, "DATA_DIR") ?? "./.data",
     port: number(env, "PORT", 3000),

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
   createPartner,
-  findActiveKey,
   getPartner,
   hashKey,
   issueKey,
+  type KeyEnvironment,
   listKeys,
   listPartners,
+  loadActiveKeys,
+  matchActiveKey,
   PartnerExistsError,
   parsePresentedKey,
   revokeKey,
@@ -15,6 +17,12 @@ import {
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 
 const SECRET = `${"A".repeat(42)}_`;
+
+let database: TestDatabase;
+
+/** The active key a presented key is, as the service finds it: among every active key of its environment. */
+const activeKeyOf = async (key: string, environment: KeyEnvironment) =>
+  matchActiveKey(await loadActiveKeys(database.store, environment), key);
 
 describe("parsePresentedKey", () => {
   test("splits a well-formed key at its first hyphen; secrets may contain hyphens", () => {
@@ -44,7 +52,6 @@ describe("parsePresentedKey", () => {
 });
 
 describe("partners and keys on PostgreSQL", () => {
-  let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase();
   });
@@ -80,9 +87,14 @@ describe("partners and keys on PostgreSQL", () => {
     expect(key).toMatch(/^zeta-[A-Za-z0-9_-]{43}$/);
     expect(parsePresentedKey(key)).toEqual({ partnerId: "zeta", secret: key.slice(5) });
     expect(row).toMatchObject({ partnerId: "zeta", environment: "sandbox", label: "ci", revokedAt: null });
-    expect(await findActiveKey(database.store, key)).toEqual(row);
+    expect(await activeKeyOf(key, "sandbox")).toEqual({
+      id: row.id,
+      partnerId: "zeta",
+      environment: "sandbox",
+      keyHash: expect.any(String),
+    });
     expect(await revokeKey(database.store, row.id)).toBe(true);
-    expect(await findActiveKey(database.store, key)).toBeNull();
+    expect(await activeKeyOf(key, "sandbox")).toBeNull();
     const [listed] = await listKeys(database.store, "zeta");
     const firstRevocation = listed?.revokedAt;
     expect(firstRevocation).toBeInstanceOf(Date);
@@ -97,11 +109,11 @@ describe("partners and keys on PostgreSQL", () => {
       environment: "production",
       label: null,
     });
-    expect(await findActiveKey(database.store, key)).not.toBeNull();
+    expect(await activeKeyOf(key, "production")).not.toBeNull();
     const last = key.at(-1) === "A" ? "B" : "A";
-    expect(await findActiveKey(database.store, `${key.slice(0, -1)}${last}`)).toBeNull();
-    expect(await findActiveKey(database.store, `zeta-${key.slice(6)}`)).toBeNull();
-    expect(await findActiveKey(database.store, "not a key")).toBeNull();
+    expect(await activeKeyOf(`${key.slice(0, -1)}${last}`, "production")).toBeNull();
+    expect(await activeKeyOf(`zeta-${key.slice(6)}`, "production")).toBeNull();
+    expect(await activeKeyOf("not a key", "production")).toBeNull();
     expect(await revokeKey(database.store, "00000000-0000-0000-0000-000000000000")).toBe(false);
     expect(await revokeKey(database.store, "not-a-uuid")).toBe(false);
   });

@@ -7,6 +7,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { DEFAULT_EXPORTS_PER_INSTANCE } from "../config.ts";
 import { privateDataDir } from "./embeddedFiles.ts";
 import { applyLiveSql } from "./liveSql.ts";
 import { answersWithin, counted, countingReservations, type PoolUse, poolUse } from "./poolUse.ts";
@@ -98,7 +99,7 @@ export async function openStore(options: OpenOptions): Promise<Store> {
         {
           main: options.poolSize ?? 10,
           read: options.readPoolSize ?? 2,
-          exports: options.exportPoolSize ?? 4,
+          exports: options.exportPoolSize ?? DEFAULT_EXPORTS_PER_INSTANCE,
         },
         options.migrate ?? true,
       );

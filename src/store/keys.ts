@@ -141,23 +141,9 @@ export async function revokeKey(store: Store, keyId: string): Promise<boolean> {
   return revoked.length > 0;
 }
 
-export async function findActiveKey(store: Store, presentedKey: string): Promise<KeyRow | null> {
-  const presented = parsePresentedKey(presentedKey);
-  if (presented === null) return null;
-  const hash = hashKey(presentedKey);
-  const [row] = await store.db
-    .select({ ...keyColumns, keyHash: apiKeys.keyHash })
-    .from(apiKeys)
-    .where(eq(apiKeys.keyHash, hash));
-  if (row === undefined || row.revokedAt !== null) return null;
-  if (!confirmed(row, hash, presented)) return null;
-  const { keyHash: _, ...key } = row;
-  return key;
-}
-
 /**
- * The index or map lookup already matched the hash; comparing again in constant time keeps the final
- * decision independent of how many leading characters agree, whatever the lookup did.
+ * The map lookup already matched the hash; comparing again in constant time keeps the final decision
+ * independent of how many leading characters agree, whatever the lookup did.
  */
 function confirmed(
   row: { keyHash: string; partnerId: string },
@@ -188,7 +174,7 @@ export async function loadActiveKeys(
   return new Map(rows.map((row) => [row.keyHash, row]));
 }
 
-/** findActiveKey over keys loaded by loadActiveKeys: the same checks, with no query. */
+/** The active key a presented key is, among those `loadActiveKeys` read, or null: no query. */
 export function matchActiveKey(keys: ReadonlyMap<string, ActiveKey>, presentedKey: string): ActiveKey | null {
   const presented = parsePresentedKey(presentedKey);
   if (presented === null) return null;

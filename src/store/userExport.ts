@@ -156,6 +156,23 @@ function cursorPages(start: () => ReturnType<typeof sent>) {
 }
 
 /**
+ * `end` run once, whoever asks first: the reader, when it finishes or goes away, or the request's scope,
+ * when the request ends early (requestScope.ts `hold`). Returns what the reader calls.
+ */
+function heldForRequest(end: () => Promise<void>): () => Promise<void> {
+  let ending: Promise<void> | null = null;
+  const once = () => {
+    ending ??= end();
+    return ending;
+  };
+  const released = currentScope()?.hold(once);
+  return async () => {
+    await once();
+    released?.();
+  };
+}
+
+/**
  * On PostgreSQL: one read-only REPEATABLE READ transaction on a connection of the export pool, so the
  * document is one snapshot however long the client takes to read it, and the items come through a
  * server-side cursor a page at a time: the server holds one page, never the library. The transaction,
@@ -169,9 +186,9 @@ async function openOnPostgres(
   const connection = await client.reserve();
   // The cursor is not the request's statement: its close decides whether to cancel it (cursorPages).
   const cursor = cursorPages(() => outsideRequests(() => sent(connection, mediaQuery(userId, sql``))));
-  let closing: Promise<void> | null = null;
-  const close = () => {
-    closing ??= (async () => {
+  let close: () => Promise<void>;
+  try {
+    close = heldForRequest(async () => {
       try {
         await cursor.close();
         // Also after the request ended early, when its own statements are refused.
@@ -179,36 +196,26 @@ async function openOnPostgres(
       } finally {
         connection.release();
       }
-    })();
-    return closing;
-  };
-  let released: (() => void) | undefined;
-  const closeForGood = async () => {
-    await close();
-    released?.();
-  };
-  const scope = currentScope();
+    });
+  } catch (error) {
+    connection.release();
+    throw error;
+  }
   try {
-    released = scope?.hold(close);
     const [, slots, users] = await Promise.all([
       connection.unsafe("begin isolation level repeatable read read only"),
       sent(connection, partnerSlot(partnerId)),
       sent(connection, userQuery(partnerId, userId)),
     ]);
     const slot = (slots[0] as { slot: number | null } | undefined)?.slot ?? null;
-    const refusal = slot === null ? "partner_busy" : null;
     const row = users[0] as unknown as RawUserRow | undefined;
-    if (refusal !== null || row === undefined) {
-      await closeForGood();
-      return refusal ?? "no_such_user";
+    if (slot === null || row === undefined) {
+      await close();
+      return slot === null ? "partner_busy" : "no_such_user";
     }
-    return {
-      user: userOf(row),
-      pages: cursor.pages,
-      close: closeForGood,
-    };
+    return { user: userOf(row), pages: cursor.pages, close };
   } catch (error) {
-    await closeForGood().catch(() => {});
+    await close().catch(() => {});
     throw error;
   }
 }
@@ -228,9 +235,31 @@ async function openOnPglite(
   const running = embeddedExports.get(store) ?? new Map<string, number>();
   embeddedExports.set(store, running);
   if ((running.get(partnerId) ?? 0) >= EXPORTS_PER_PARTNER) return "partner_busy";
-  const [row] = await store.rows<RawUserRow>(userQuery(partnerId, userId));
-  if (row === undefined) return "no_such_user";
+  // Counted before the first await, so two exports starting together cannot both take the last slot.
   running.set(partnerId, (running.get(partnerId) ?? 0) + 1);
+  let generator: AsyncGenerator<ExportedMediaRow[]> | null = null;
+  const end = async () => {
+    try {
+      await generator?.return(undefined);
+    } finally {
+      running.set(partnerId, (running.get(partnerId) ?? 1) - 1);
+    }
+  };
+  let close: () => Promise<void>;
+  try {
+    close = heldForRequest(end);
+  } catch (error) {
+    await end();
+    throw error;
+  }
+  const [row] = await store.rows<RawUserRow>(userQuery(partnerId, userId)).catch(async (error) => {
+    await close();
+    throw error;
+  });
+  if (row === undefined) {
+    await close();
+    return "no_such_user";
+  }
   async function* pages(): AsyncGenerator<ExportedMediaRow[]> {
     let after = sql``;
     for (;;) {
@@ -243,29 +272,13 @@ async function openOnPglite(
       after = sql`and (m.taken_at, m.media_id collate "C") > (${last.taken_at}::timestamptz, ${last.media_id} collate "C")`;
     }
   }
-  let generator: AsyncGenerator<ExportedMediaRow[]> | null = null;
-  let closing: Promise<void> | null = null;
-  const close = () => {
-    closing ??= (async () => {
-      try {
-        await generator?.return(undefined);
-      } finally {
-        running.set(partnerId, (running.get(partnerId) ?? 1) - 1);
-      }
-    })();
-    return closing;
-  };
-  const released = currentScope()?.hold(close);
   return {
     user: userOf(row),
     pages: () => {
       generator ??= pages();
       return generator;
     },
-    close: async () => {
-      await close();
-      released?.();
-    },
+    close,
   };
 }
 
