@@ -1,11 +1,10 @@
 import { parseArgs } from "node:util";
-import { eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { loadConfig } from "../src/config.ts";
 import { Random } from "../src/store/catalog/generate/random.ts";
-import { openStore, type Store, type Tx } from "../src/store/db.ts";
+import { openStore, type Store, type TransactionRows } from "../src/store/db.ts";
 import { type KeptMedia, writeBatch } from "../src/store/ingest.ts";
 import { createPartner } from "../src/store/keys.ts";
-import { users } from "../src/store/schema/index.ts";
 import { createUser } from "../src/store/users.ts";
 import { importGeneratedCatalog, keptBatches, type WriteBatch } from "./bench/writeFixture.ts";
 import { describeMachine } from "./report/machine.ts";
@@ -45,9 +44,9 @@ const options = {
 };
 
 /** The hand-written floor: one statement, no transaction block, nothing but the upsert itself. */
-function unnestUpsert(store: Store, batch: WriteBatch, executor?: Tx): Promise<unknown> {
+function unnestUpsert(runner: Pick<Store, "rows"> | TransactionRows, batch: WriteBatch): Promise<unknown> {
   const column = <T>(pick: (item: KeptMedia) => T) => sql.param(batch.kept.map(pick));
-  return store.rows(
+  return runner.rows(
     sql`
     insert into media (user_id, media_id, event_id, venue_id, taken_at, latitude, longitude, media_type, filename,
                        duration_seconds, thumbnail_url, device_make, device_model, device_lens_model, updated_at)
@@ -69,7 +68,6 @@ function unnestUpsert(store: Store, batch: WriteBatch, executor?: Tx): Promise<u
       thumbnail_url = excluded.thumbnail_url, device_make = excluded.device_make,
       device_model = excluded.device_model, device_lens_model = excluded.device_lens_model,
       updated_at = excluded.updated_at`,
-    executor,
   );
 }
 
@@ -78,12 +76,11 @@ function unnestUpsert(store: Store, batch: WriteBatch, executor?: Tx): Promise<u
  * update, i.e. everything but the stale-match removal and the user_events counts.
  */
 function unnestInTransaction(store: Store, batch: WriteBatch): Promise<unknown> {
-  return store.db.transaction(async (tx) => {
-    await tx
-      .update(users)
-      .set({ lastSyncAt: sql`greatest(${users.lastSyncAt}, now())` })
-      .where(eq(users.id, batch.userId));
-    await unnestUpsert(store, batch, tx);
+  return store.transaction(async (tx) => {
+    await tx.rows(
+      sql`update users set last_sync_at = greatest(last_sync_at, now()) where id = ${batch.userId}::uuid`,
+    );
+    await unnestUpsert(tx, batch);
   });
 }
 

@@ -5,6 +5,7 @@ import { type Serving, startServing } from "./http/serving.ts";
 import { SUPERVISOR_CONNECTIONS } from "./http/threads.ts";
 import { observe } from "./observability/instance.ts";
 import { createLogger, type Logger } from "./observability/log.ts";
+import { logUnawaitedFailures } from "./observability/unawaited.ts";
 import type { MatchingEngine } from "./shards/engine.ts";
 import { startMatchingEngine } from "./shards/pollingEngine.ts";
 import { EmbeddedDatabaseBusyError, openStore } from "./store/db.ts";
@@ -206,8 +207,7 @@ export async function runService(): Promise<RunningService> {
   const logger = createLogger(config.logLevel);
   // A failure nobody awaited must not take every other request down with the process: it is logged as
   // the defect it is, and the process keeps serving (docs/operations.md, Observability).
-  process.on("unhandledRejection", (reason) => logger.log("uncaught_error", describeFailure(reason)));
-  process.on("uncaughtException", (error) => logger.log("uncaught_error", describeFailure(error)));
+  logUnawaitedFailures(logger.log);
   try {
     return await start(config, logger);
   } catch (error) {

@@ -42,9 +42,9 @@ function countingStore(store: Store): { store: Store; queries: () => number } {
   const counted: Store = {
     ...store,
     db,
-    rows: (statement, executor) => {
+    rows: (statement) => {
       queries++;
-      return store.rows(statement, executor);
+      return store.rows(statement);
     },
     read: (statement) => {
       queries++;

@@ -24,13 +24,13 @@ function countingStore(store: Store): Counted {
   let failing = false;
   const counted: Store = {
     ...store,
-    rows: (statement, executor) => {
+    rows: (statement) => {
       if (queryOf(statement).sql.includes("batches_keeping_nothing")) statements++;
       if (failing) {
         failing = false;
         return Promise.reject(new Error("the connection was lost"));
       }
-      return store.rows(statement, executor);
+      return store.rows(statement);
     },
   };
   return { store: counted, statements: () => statements, failNext: () => (failing = true) };

@@ -10,9 +10,9 @@ import { DatabaseWatch } from "../observability/databaseWatch.ts";
 import { readinessOf, timed } from "../observability/instance.ts";
 import { createLogger } from "../observability/log.ts";
 import { Metrics } from "../observability/metrics.ts";
+import { logUnawaitedFailures } from "../observability/unawaited.ts";
 import { type SharedGeneration, ThreadIndex } from "../shards/threadIndex.ts";
 import { openStore } from "../store/db.ts";
-import { describeFailure } from "../store/failures.ts";
 import { createApp } from "./app.ts";
 import { serve } from "./server.ts";
 import { DATABASE_UP, DRAINING, type SupervisorMessage, type ThreadMessage } from "./threadMessages.ts";
@@ -41,10 +41,8 @@ const logger = createLogger(config.logLevel);
 const log = (event: string, fields: Record<string, unknown> = {}) =>
   logger.log(event, { thread: init.thread, ...fields });
 const send = (message: ThreadMessage) => port.postMessage(message);
-// As on the main thread (main.ts): a failure nobody awaited is logged as the defect it is, and the
-// thread keeps serving its other requests instead of dropping them with it.
-process.on("unhandledRejection", (reason) => log("uncaught_error", describeFailure(reason)));
-process.on("uncaughtException", (error) => log("uncaught_error", describeFailure(error)));
+// As on the main thread (main.ts): the thread keeps serving its other requests instead of dropping them.
+logUnawaitedFailures(log);
 
 const control = new Int32Array(init.control);
 const store = await openStore({

@@ -12,6 +12,7 @@ export type LogLevel = "trace" | "debug" | "info" | "warn" | "error" | "fatal" |
 const levelOf: Record<string, "warn" | "error"> = {
   internal_error: "error",
   uncaught_error: "error",
+  database_lookup_lost: "warn",
   shutdown_forced: "error",
   request_deadline: "warn",
   database_request_failed: "warn",

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type postgres from "postgres";
 import type { Store } from "../store/db.ts";
+import { inTransaction } from "../store/reservedConnections.ts";
 import { type CatalogColumns, columnsFromArrays, emptyColumns } from "./columns.ts";
 import type { IndexEvent, IndexVenue } from "./matcher.ts";
 
@@ -83,35 +84,39 @@ async function loadFromPostgres(
   client: postgres.Sql,
   chunkEvents: number,
 ): Promise<{ version: string; columns: CatalogColumns }> {
-  return client.begin("isolation level repeatable read read only", async (tx) => {
-    const [counts] = await tx.unsafe<Counts[]>(COUNTS);
-    if (counts === undefined) throw new Error("catalog counts query returned no row");
-    const columns = emptyColumns(counts.venues, counts.events);
-    let venues = 0;
-    await tx.unsafe<VenueRow[]>(VENUES).cursor(CURSOR_ROWS, (rows) => {
-      for (const row of rows) putVenue(columns, venues++, row);
-    });
-    let events = 0;
-    let afterId = 0; // catalog ids start at 1 (src/store/catalog/records.ts)
-    while (events < counts.events) {
-      const [chunk] = await tx.unsafe<PackedChunk[]>(PACKED_EVENTS, [afterId, chunkEvents]);
-      if (chunk?.packed == null || chunk.last_id === null || events + chunk.count > counts.events) break;
-      events = putPackedEvents(columns, events, chunk.packed);
-      afterId = chunk.last_id;
-    }
-    if (events !== counts.events) {
-      throw new Error(`read ${events} of the ${counts.events} events the catalog's snapshot counts`);
-    }
-    return { version: counts.version, columns };
-  });
+  return inTransaction(
+    client,
+    async (tx) => {
+      const [counts] = await tx.unsafe<Counts[]>(COUNTS);
+      if (counts === undefined) throw new Error("catalog counts query returned no row");
+      const columns = emptyColumns(counts.venues, counts.events);
+      let venues = 0;
+      await tx.unsafe<VenueRow[]>(VENUES).cursor(CURSOR_ROWS, (rows) => {
+        for (const row of rows) putVenue(columns, venues++, row);
+      });
+      let events = 0;
+      let afterId = 0; // catalog ids start at 1 (src/store/catalog/records.ts)
+      while (events < counts.events) {
+        const [chunk] = await tx.unsafe<PackedChunk[]>(PACKED_EVENTS, [afterId, chunkEvents]);
+        if (chunk?.packed == null || chunk.last_id === null || events + chunk.count > counts.events) break;
+        events = putPackedEvents(columns, events, chunk.packed);
+        afterId = chunk.last_id;
+      }
+      if (events !== counts.events) {
+        throw new Error(`read ${events} of the ${counts.events} events the catalog's snapshot counts`);
+      }
+      return { version: counts.version, columns };
+    },
+    "isolation level repeatable read read only",
+  );
 }
 
 /** PGlite is embedded and small-scale: plain selects in one transaction. */
 async function loadFromPglite(store: Store): Promise<{ version: string; columns: CatalogColumns }> {
-  return store.db.transaction(async (tx) => {
-    const [counts] = await store.rows<Counts>(sql.raw(COUNTS), tx);
-    const venues = await store.rows<VenueRow>(sql.raw(VENUES), tx);
-    const events = await store.rows<EventRow>(sql.raw(EVENTS), tx);
+  return store.transaction(async (tx) => {
+    const [counts] = await tx.rows<Counts>(sql.raw(COUNTS));
+    const venues = await tx.rows<VenueRow>(sql.raw(VENUES));
+    const events = await tx.rows<EventRow>(sql.raw(EVENTS));
     const columns = emptyColumns(venues.length, events.length);
     venues.forEach((row, i) => {
       putVenue(columns, i, row);

@@ -74,16 +74,16 @@ async function fillUser(
   settings: MatchSettings,
   replace: boolean,
 ): Promise<{ items: number; events: number }> {
-  return store.db.transaction(async (tx) => {
-    await store.rows(sql`select pg_advisory_xact_lock_shared(${ATTENDANCE_COPIES_LOCK}::int8)`, tx);
-    await store.rows(sql`select id from users where id = ${userId}::uuid for update`, tx);
+  return store.transaction(async (tx) => {
+    await tx.rows(sql`select pg_advisory_xact_lock_shared(${ATTENDANCE_COPIES_LOCK}::int8)`);
+    await tx.rows(sql`select id from users where id = ${userId}::uuid for update`);
     // Milliseconds multiplied out in numeric, then cast: the exact instant a batch measured the item at,
     // where seconds cast first and multiplied in float8 can land a unit in the last place beside it.
     // The items are reached through the user's history rows, one (user, event) lookup each, as a
     // history page reaches them: media.user_id keeps no statistics (docs/architecture.md §6), so led
     // by `m.user_id = $1` the planner expects its default 0.5 % of the table, and on a large table
     // hashed all of events for every user (docs/performance.md §11). Every kept item has its history row.
-    const rows = await store.rows<ItemRow>(
+    const rows = await tx.rows<ItemRow>(
       sql`
       select m.media_id, m.event_id, m.venue_id, m.latitude, m.longitude,
              (extract(epoch from m.taken_at) * 1000)::float8 as taken_ms, m.weight, m.spot_row, m.spot_col,
@@ -95,12 +95,11 @@ async function fillUser(
       join media m on m.user_id = ue.user_id and m.event_id = ue.event_id
       join venues v on v.id = m.venue_id
       where ue.user_id = ${userId}::uuid`,
-      tx,
     );
     const items = rows.map((row) => place(row, settings, replace));
     const changed = items.filter((item) => item.changed);
     if (changed.length > 0) {
-      await store.rows(
+      await tx.rows(
         sql`
         update media m set weight = u.weight, spot_row = u.spot_row, spot_col = u.spot_col
         from unnest(${sql.param(changed.map((i) => i.mediaId))}::text[],
@@ -109,14 +108,13 @@ async function fillUser(
                     ${sql.param(changed.map((i) => i.spot?.column ?? null))}::int[])
           as u(media_id, weight, spot_row, spot_col)
         where m.user_id = ${userId}::uuid and m.media_id = u.media_id`,
-        tx,
       );
     }
     // The spots as the batch statement would have left them, from every kept item.
     const spotted = items.filter((item) => item.spot !== null);
-    await store.rows(sql`delete from user_venue_spots where user_id = ${userId}::uuid`, tx);
+    await tx.rows(sql`delete from user_venue_spots where user_id = ${userId}::uuid`);
     if (spotted.length > 0) {
-      await store.rows(
+      await tx.rows(
         sql`
         insert into user_venue_spots (user_id, venue_id, spot_row, spot_col, event_id, items)
         select ${userId}::uuid, venue_id, spot_row, spot_col, event_id, count(*)::int
@@ -125,12 +123,11 @@ async function fillUser(
                     ${sql.param(spotted.map((i) => i.spot?.column ?? 0))}::int[],
                     ${sql.param(spotted.map((i) => i.eventId))}::int[]) as s(venue_id, spot_row, spot_col, event_id)
         group by venue_id, spot_row, spot_col, event_id`,
-        tx,
       );
     }
     const scores = userConfidences(items, settings);
     // A history row with no kept item left has nothing to show for it: 0.
-    const updated = await store.rows<{ event_id: number }>(
+    const updated = await tx.rows<{ event_id: number }>(
       sql`
       update user_events ue set confidence = coalesce(s.confidence, 0)
       from user_events k
@@ -138,7 +135,6 @@ async function fillUser(
         as s(event_id, confidence) on s.event_id = k.event_id
       where k.user_id = ${userId}::uuid and ue.user_id = k.user_id and ue.event_id = k.event_id
       returning ue.event_id`,
-      tx,
     );
     return { items: changed.length, events: updated.length };
   });

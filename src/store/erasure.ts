@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Store, Tx } from "./db.ts";
+import type { Store, TransactionRows } from "./db.ts";
 
 /**
  * The tables that hold a user's rows, read from the database's own catalog: every table of the
@@ -7,23 +7,21 @@ import type { Store, Tx } from "./db.ts";
  * that a table comes before any of these it references by foreign key. Read per erasure rather than
  * listed here, so a table a later migration adds is erased with the rest without anyone remembering to.
  */
-async function userTables(store: Store, tx: Tx): Promise<string[]> {
-  const tables = await store.rows<{ name: string }>(
+async function userTables(tx: TransactionRows): Promise<string[]> {
+  const tables = await tx.rows<{ name: string }>(
     sql`select c.relname as name from pg_attribute a
         join pg_class c on c.oid = a.attrelid
         join pg_namespace n on n.oid = c.relnamespace
         where a.attname = 'user_id' and not a.attisdropped and c.relkind in ('r', 'p')
           and n.nspname = current_schema()
         order by c.relname`,
-    tx,
   );
-  const references = await store.rows<{ child: string; parent: string }>(
+  const references = await tx.rows<{ child: string; parent: string }>(
     sql`select child.relname as child, parent.relname as parent from pg_constraint k
         join pg_class child on child.oid = k.conrelid
         join pg_class parent on parent.oid = k.confrelid
         join pg_namespace n on n.oid = child.relnamespace
         where k.contype = 'f' and n.nspname = current_schema()`,
-    tx,
   );
   return childrenFirst(
     tables.map((t) => t.name),
@@ -65,17 +63,16 @@ export function childrenFirst(
  * the rows by index (sequential scans priced out, as a user's share of `media` is a sliver of it).
  */
 export async function eraseUser(store: Store, partnerId: string, userId: string): Promise<boolean> {
-  return store.db.transaction(async (tx) => {
-    const locked = await store.rows(
+  return store.transaction(async (tx) => {
+    const locked = await tx.rows(
       sql`select id from users where id = ${userId}::uuid and partner_id = ${partnerId} for update`,
-      tx,
     );
     if (locked.length === 0) return false;
-    await store.rows(sql`set local enable_seqscan = off`, tx);
-    for (const table of await userTables(store, tx)) {
-      await store.rows(sql`delete from ${sql.identifier(table)} where user_id = ${userId}::uuid`, tx);
+    await tx.rows(sql`set local enable_seqscan = off`);
+    for (const table of await userTables(tx)) {
+      await tx.rows(sql`delete from ${sql.identifier(table)} where user_id = ${userId}::uuid`);
     }
-    await store.rows(sql`delete from users where id = ${userId}::uuid`, tx);
+    await tx.rows(sql`delete from users where id = ${userId}::uuid`);
     return true;
   });
 }

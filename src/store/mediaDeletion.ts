@@ -45,16 +45,16 @@ export async function deleteMedia(
 ): Promise<MediaDeletion | null> {
   const distinct = [...new Set(ids)];
   const { userId, partnerId } = scope;
-  return store.db.transaction(async (tx) => {
-    await store.rows(sql`select pg_advisory_xact_lock_shared(${ATTENDANCE_COPIES_LOCK}::int8)`, tx);
-    if ((await store.rows(lockedUser(userId, partnerId), tx)).length === 0) return null;
+  return store.transaction(async (tx) => {
+    await tx.rows(sql`select pg_advisory_xact_lock_shared(${ATTENDANCE_COPIES_LOCK}::int8)`);
+    if ((await tx.rows(lockedUser(userId, partnerId))).length === 0) return null;
     const found = new Set(
-      (await store.rows<{ media_id: string }>(keptAmong(userId, distinct), tx)).map((row) => row.media_id),
+      (await tx.rows<{ media_id: string }>(keptAmong(userId, distinct))).map((row) => row.media_id),
     );
     if (found.size > 0) {
       // As for a batch (src/store/ingest.ts): the statement's cached generic plan, which cannot scan `media`.
-      await store.rows(batchPlanSettings, tx);
-      await store.rows(batchStatement({ ...scope, acceptedIds: [...found], kept: [] }), tx);
+      await tx.rows(batchPlanSettings);
+      await tx.rows(batchStatement({ ...scope, acceptedIds: [...found], kept: [] }));
     }
     return {
       deleted: distinct.filter((id) => found.has(id)),

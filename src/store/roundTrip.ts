@@ -1,5 +1,5 @@
 import type { Store } from "./db.ts";
-import { queryOf, type Runnable, statementOf } from "./renderedStatement.ts";
+import { queryOf, type Runnable } from "./renderedStatement.ts";
 
 /** The SQLSTATE of a database error, whether the driver threw it or Drizzle wrapped it. */
 export function sqlStateOf(error: unknown): string | undefined {
@@ -18,14 +18,16 @@ export function sqlStateOf(error: unknown): string | undefined {
  * If one fails, the later ones fail with "transaction is aborted", COMMIT rolls back, and the first error
  * is thrown; nothing is stored. A transaction callback would cost a round trip each for BEGIN and COMMIT.
  * A lone statement is a transaction of its own: it goes out without BEGIN and COMMIT, on any connection.
+ * Everything is sent at once, while the connection is known to be open, and nothing after: a connection
+ * lost on the way is never released or reused (reservedConnections.ts).
  */
 export async function inOneRoundTrip(store: Store, statements: readonly Runnable[]): Promise<unknown[][]> {
   const [alone, ...others] = statements;
   if (alone !== undefined && others.length === 0) return [await store.rows(alone)];
   if (store.client === null) {
-    return store.db.transaction(async (tx) => {
+    return store.transaction(async (tx) => {
       const results: unknown[][] = [];
-      for (const statement of statements) results.push(await store.rows(statementOf(statement), tx));
+      for (const statement of statements) results.push(await tx.rows(statement));
       return results;
     });
   }

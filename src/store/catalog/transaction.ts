@@ -3,7 +3,8 @@ import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { sql } from "drizzle-orm";
 import type postgres from "postgres";
-import type { Store, Tx } from "../db.ts";
+import type { Store, TransactionRows } from "../db.ts";
+import { inTransaction } from "../reservedConnections.ts";
 import type { BulkTable } from "./staging.ts";
 
 /**
@@ -28,7 +29,7 @@ class CopyWriter<T> implements BulkWriter<T> {
   private stream: Writable | null = null;
 
   constructor(
-    private readonly tx: postgres.TransactionSql,
+    private readonly tx: postgres.ReservedSql,
     private readonly table: BulkTable<T>,
   ) {}
 
@@ -52,16 +53,16 @@ class CopyWriter<T> implements BulkWriter<T> {
   }
 }
 
-function postgresTransaction(tx: postgres.TransactionSql): CatalogTransaction {
+function postgresTransaction(tx: postgres.ReservedSql): CatalogTransaction {
   return {
     query: async <T>(text: string) => (await tx.unsafe(text)) as unknown as T[],
     bulk: (table) => new CopyWriter(tx, table),
   };
 }
 
-function pgliteTransaction(store: Store, tx: Tx): CatalogTransaction {
+function pgliteTransaction(tx: TransactionRows): CatalogTransaction {
   return {
-    query: (text) => store.rows(sql.raw(text), tx),
+    query: (text) => tx.rows(sql.raw(text)),
     bulk: (table) => ({
       async write(items) {
         if (items.length === 0) return;
@@ -72,9 +73,8 @@ function pgliteTransaction(store: Store, tx: Tx): CatalogTransaction {
         );
         const name = sql.raw(table.name);
         const list = sql.raw(table.columns.join(", "));
-        await store.rows(
+        await tx.rows(
           sql`insert into ${name} (${list}) select ${list} from json_populate_recordset(null::${name}, ${JSON.stringify(objects)}::json)`,
-          tx,
         );
       },
       async close() {},
@@ -89,7 +89,7 @@ export async function withCatalogTransaction<T>(
 ): Promise<T> {
   const client = store.client;
   if (client !== null) {
-    return (await client.begin((tx) => work(postgresTransaction(tx)))) as T;
+    return inTransaction(client, (connection) => work(postgresTransaction(connection)));
   }
-  return store.db.transaction((tx) => work(pgliteTransaction(store, tx)));
+  return store.transaction((tx) => work(pgliteTransaction(tx)));
 }

@@ -1,0 +1,168 @@
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
+import postgres from "postgres";
+import { applyLiveSql } from "./liveSql.ts";
+import { migrationsFolder } from "./migrations.ts";
+import { answersWithin, counted, poolUse } from "./poolUse.ts";
+import { queryOf, type Runnable } from "./renderedStatement.ts";
+import { renewingPool } from "./renewingPool.ts";
+import { sentForRequest } from "./requestScope.ts";
+import { guardedReservations, inTransaction } from "./reservedConnections.ts";
+import * as schema from "./schema/index.ts";
+import { type Db, rowsOf, type Store } from "./store.ts";
+
+/**
+ * Taken by every instance before migrating, so several servers booting on one database at once apply
+ * each migration exactly once instead of racing on CREATE TABLE.
+ */
+const MIGRATION_LOCK = 7_265_001;
+
+/**
+ * Drizzle sends its statements through `unsafe()` with `prepare: false` (true only for its named
+ * prepared queries), so PostgreSQL would parse and plan every statement of every request again, most of
+ * a stats request's time (docs/performance.md §7). The service's statements have fixed texts (batches
+ * travel as arrays through unnest, not as variable-length VALUES lists), so preparing them all is safe:
+ * postgres.js keeps one prepared statement per distinct text per connection. Every statement is sent as the current request's
+ * (requestScope.ts), so a request that ends early calls it off.
+ */
+function preparing(client: postgres.Sql): postgres.Sql {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property === "unsafe") {
+        return (
+          query: string,
+          args?: postgres.ParameterOrJSON<never>[],
+          options?: postgres.UnsafeQueryOptions,
+        ) => sentForRequest(() => target.unsafe(query, args, { ...options, prepare: true }));
+      }
+      return Reflect.get(target, property, receiver);
+    },
+  });
+}
+
+/** postgres.js reads `max_pipeline` (src/index.js, 3.4) but its type declarations leave it out. */
+type PoolOptions = postgres.Options<Record<string, never>> & { max_pipeline: number };
+
+/** postgres.js's own default: a connection takes up to 100 statements before the pool queues them. */
+const DEFAULT_PIPELINE = 100;
+
+/**
+ * How many reads one read connection has sent and not yet answered. postgres.js hands a statement to
+ * the next busy connection, round robin, until each has this many, so with its default of 100 the
+ * requests in flight form one private queue per connection: a request stuck behind a heavy user's page
+ * waits for it while another connection idles through its own queue, which stretches the tail. At 4,
+ * each backend still finds its next statement waiting in its socket when it finishes one (it never
+ * idles while the server's thread turns a page into JSON), and the rest wait in the pool's one shared
+ * queue, taken by whichever connection frees first; at 1 the backends idle between statements and
+ * throughput falls (docs/performance.md §4).
+ */
+const READ_PIPELINE = 4;
+
+/**
+ * How long a connection waits before it reconnects after a failure. postgres.js's default grows to 20 s
+ * as failures add up, so after a minute's outage the pools would stay away long after the database was
+ * back. A refused connection costs a fraction of a millisecond, so trying every quarter second while it
+ * is away costs nothing, and service resumes within a quarter second of its return.
+ */
+const RECONNECT_DELAY_SECONDS = 0.25;
+
+/**
+ * How long a replaced pool (renewingPool.ts) may finish what it was given. A batch or a read takes
+ * milliseconds, so two seconds end them all while a statement stuck behind a connection that can no
+ * longer connect fails soon; an export holds its connection for as long as its client reads, up to its
+ * own deadline (EXPORT_DEADLINE_SECONDS, 60 by default).
+ */
+const STATEMENT_POOL_RETIRE_SECONDS = 2;
+const EXPORT_POOL_RETIRE_SECONDS = 60;
+
+async function migrated(url: string): Promise<void> {
+  const migrator = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await migrator`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    await migratePostgres(drizzlePostgres(migrator), { migrationsFolder });
+    await applyLiveSql((statement) => migrator.unsafe(statement));
+    await migrator`select pg_advisory_unlock(${MIGRATION_LOCK})`;
+  } finally {
+    await migrator.end();
+  }
+}
+
+export async function openPostgres(
+  url: string,
+  sizes: { main: number; read: number; exports: number },
+  migrate: boolean,
+): Promise<Store> {
+  if (migrate) await migrated(url);
+  const connect = (max: number, maxPipeline: number, retireSeconds = STATEMENT_POOL_RETIRE_SECONDS) =>
+    renewingPool((onclose) => {
+      const options: PoolOptions = {
+        max,
+        max_pipeline: maxPipeline,
+        onnotice: () => {},
+        onclose,
+        // Every statement here is a short index-driven read or write: compiling a plan with JIT costs more
+        // than running it, and the planner's estimates for a heavy user would otherwise trigger it.
+        connection: { application_name: "rollcall", jit: "off" },
+        backoff: () => RECONNECT_DELAY_SECONDS,
+      };
+      const client = postgres(url, options);
+      // Drizzle's type parsers, set on each pool as it is made (Drizzle sets them on the client it wraps).
+      drizzlePostgres(client, { schema });
+      return client;
+    }, retireSeconds);
+  const mainPool = connect(sizes.main, DEFAULT_PIPELINE);
+  // History pages and stats get connections of their own, fewer than the main pool: each keeps
+  // PostgreSQL computing for as long as it holds its connection, and on a small machine many of them at
+  // once starve the server's own thread and widen the tail (docs/performance.md §4). Batches spend most
+  // of their connection time waiting on the commit's flush, so they keep the larger pool.
+  const readPool = connect(sizes.read, READ_PIPELINE);
+  // An export sends one statement at a time on a connection it reserves, so no pipelining applies.
+  const exportPool = connect(sizes.exports, DEFAULT_PIPELINE, EXPORT_POOL_RETIRE_SECONDS);
+  const client = mainPool.client;
+  const readClient = readPool.client;
+  const db = drizzlePostgres(preparing(client), { schema }) as unknown as Db;
+  const main = poolUse("main", sizes.main);
+  const read = poolUse("read", sizes.read);
+  const exports = poolUse("export", sizes.exports);
+  const guardedClient = guardedReservations(client, main);
+  return {
+    kind: "postgres",
+    db,
+    client: guardedClient,
+    exportClient: guardedReservations(exportPool.client, exports),
+    rows: <T>(statement: Runnable) =>
+      counted(main, async () => {
+        const query = queryOf(statement);
+        return rowsOf<T>(
+          await sentForRequest(() => client.unsafe(query.sql, query.params as never[], { prepare: true })),
+        );
+      }),
+    transaction: (work) =>
+      inTransaction(guardedClient, (connection) =>
+        work({
+          rows: async <T>(statement: Runnable) => {
+            const query = queryOf(statement);
+            return rowsOf<T>(await connection.unsafe(query.sql, query.params as never[], { prepare: true }));
+          },
+        }),
+      ),
+    read: <T>(statement: Runnable) =>
+      counted(read, async () => {
+        const query = queryOf(statement);
+        return rowsOf<T>(
+          await sentForRequest(() =>
+            readClient.unsafe(query.sql, query.params as never[], { prepare: true }),
+          ),
+        );
+      }),
+    pools: () => [{ ...main }, { ...read }, { ...exports }],
+    ping: (timeoutMs) =>
+      answersWithin(
+        () => Promise.all([client`select 1`.execute(), readClient`select 1`.execute()]),
+        timeoutMs,
+      ),
+    close: async () => {
+      await Promise.all([mainPool.end(), readPool.end(), exportPool.end()]);
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import postgres from "postgres";
+import { isConnectionFailure } from "./failures.ts";
+import type { PoolUse } from "./poolUse.ts";
+import { outsideRequests, reservedForRequest, sentForRequest } from "./requestScope.ts";
+
+/** Refuses a statement on a reserved connection whose server has gone, before anything is written. */
+export class ConnectionLostError extends Error {
+  readonly code = "CONNECTION_CLOSED";
+  constructor() {
+    super("the reserved connection was lost; nothing more is sent on it");
+  }
+}
+
+/**
+ * Whether a statement's failure means its connection is gone: the driver failed it because the socket
+ * closed or broke (its own codes, the system's), or the server ended the session (FATAL, PANIC).
+ */
+function losesConnection(error: unknown): boolean {
+  if (error instanceof postgres.PostgresError && /^(FATAL|PANIC)$/.test(error.severity)) return true;
+  return isConnectionFailure(error);
+}
+
+/**
+ * A reserved connection that is never touched again once its server is gone. postgres.js (3.4) keeps a
+ * reserved connection after its socket closed: a statement sent on it, or the release that hands it back
+ * to the pool, writes to the closed socket (an uncaught error, and a connection that never answers
+ * again). So every statement is watched: once one fails because the connection went, later ones are
+ * refused unsent, and release leaves the connection to the pool, which already counts it as closed.
+ * Statements are sent as the current request's (requestScope.ts), and `use` counts the connection busy
+ * until it is released.
+ */
+function guarded(connection: postgres.ReservedSql, use: PoolUse): postgres.ReservedSql {
+  let lost = false;
+  let held = true;
+  const unsettled = new Set<{ cancel(): unknown }>();
+  const noteFailure = (error: unknown) => {
+    if (lost || !losesConnection(error)) return;
+    lost = true;
+    // Statements queued behind the failed one are never failed by the driver: they would wait forever.
+    for (const statement of unsettled) void Promise.resolve(statement.cancel()).catch(() => {});
+  };
+  return new Proxy(connection, {
+    get(target, property, receiver) {
+      if (property === "unsafe") {
+        return (
+          query: string,
+          args?: postgres.ParameterOrJSON<never>[],
+          options?: postgres.UnsafeQueryOptions,
+        ) => {
+          if (lost) throw new ConnectionLostError();
+          const statement = sentForRequest(() => target.unsafe(query, args, options));
+          unsettled.add(statement);
+          // Watched through the plain promise, which neither starts the statement nor changes how it runs.
+          Promise.prototype.then.call(
+            statement,
+            () => unsettled.delete(statement),
+            (error: unknown) => {
+              unsettled.delete(statement);
+              noteFailure(error);
+            },
+          );
+          return statement;
+        };
+      }
+      if (property === "release") {
+        return () => {
+          if (!held) return;
+          held = false;
+          use.busy--;
+          if (!lost) target.release();
+        };
+      }
+      return Reflect.get(target, property, receiver);
+    },
+  });
+}
+
+/**
+ * The client with `reserve` guarded and counted in `use`: the time until a connection is handed over,
+ * and the connection as busy until it is released. A reservation is the current request's: given up
+ * when the request ends first (requestScope.ts).
+ */
+export function guardedReservations(client: postgres.Sql, use: PoolUse): postgres.Sql {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property !== "reserve") return Reflect.get(target, property, receiver);
+      return async () => {
+        const asked = performance.now();
+        const reserved = await reservedForRequest(() => target.reserve());
+        use.waits++;
+        use.waitSeconds += (performance.now() - asked) / 1000;
+        use.busy++;
+        return guarded(reserved, use);
+      };
+    },
+  });
+}
+
+/**
+ * Runs `work` in one transaction on a reserved connection of `client` (from `guardedReservations`): it
+ * commits when `work` returns and rolls back when it throws. The rollback is sent even when the request
+ * has ended early, so the connection goes back to the pool outside any transaction; on a lost
+ * connection nothing is sent, as the server has already rolled back. `mode` follows BEGIN (an isolation
+ * level, `read only`).
+ */
+export async function inTransaction<T>(
+  client: postgres.Sql,
+  work: (connection: postgres.ReservedSql) => Promise<T>,
+  mode = "",
+): Promise<T> {
+  const connection = await client.reserve();
+  try {
+    await connection.unsafe(mode === "" ? "begin" : `begin ${mode}`);
+    const result = await work(connection);
+    await connection.unsafe("commit");
+    return result;
+  } catch (error) {
+    try {
+      await outsideRequests(() => connection.unsafe("rollback"));
+    } catch {
+      // Lost with its connection, or refused because it was: either way nothing stays open.
+    }
+    throw error;
+  } finally {
+    connection.release();
+  }
+}

@@ -1,0 +1,56 @@
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type postgres from "postgres";
+import type { PoolUse } from "./poolUse.ts";
+import type { Runnable } from "./renderedStatement.ts";
+import type * as schema from "./schema/index.ts";
+
+export type Schema = typeof schema;
+
+/** The Drizzle database both drivers present: code above the store never knows which one it has. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+/** What a transaction callback receives; it supports the same query builder as Db. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+/** What runs statements inside `Store.transaction`. */
+export type TransactionRows = { rows<T>(statement: Runnable): Promise<T[]> };
+
+export type Store = {
+  readonly kind: "postgres" | "pglite";
+  readonly db: Db;
+  /**
+   * Runs raw SQL and returns its rows, papering over the drivers' different result shapes. Outside a
+   * transaction a statement rendered once (`renderedOnce`) goes straight to the driver.
+   */
+  rows<T>(statement: Runnable): Promise<T[]>;
+  /**
+   * Runs `work` in one transaction, on a connection of its own on PostgreSQL: it commits when `work`
+   * returns and rolls back when it throws.
+   */
+  transaction<T>(work: (tx: TransactionRows) => Promise<T>): Promise<T>;
+  /**
+   * `rows` for the heavy reads (history pages, stats), on connections of their own (see openPostgres).
+   * A statement rendered once (`renderedOnce`) goes straight to the driver with its parameters.
+   */
+  read<T>(statement: Runnable): Promise<T[]>;
+  /**
+   * The postgres.js client, for COPY and transactions of raw statements; null on PGlite (callers fall
+   * back to unnest batches). Its reserved connections are guarded (reservedConnections.ts).
+   */
+  readonly client: postgres.Sql | null;
+  /**
+   * The pool user exports hold their snapshots on, one connection each for as long as the client reads,
+   * apart from everyone else's; null on PGlite.
+   */
+  readonly exportClient: postgres.Sql | null;
+  /** How busy each connection pool is, for metrics. */
+  pools(): PoolUse[];
+  /** Whether a connection of each pool that serves requests answers a trivial statement within `timeoutMs`. */
+  ping(timeoutMs: number): Promise<boolean>;
+  close(): Promise<void>;
+};
+
+export function rowsOf<T>(result: unknown): T[] {
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}
