@@ -12,7 +12,7 @@ import {
 /** One registry's figures in prom-client's JSON form, the shape threads exchange. */
 export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
 
-/** A pool's use as the store counts it (see store/db.ts `PoolUse`). */
+/** A pool's use as the store counts it (see store/poolUse.ts `PoolUse`). */
 export type PoolReading = {
   pool: string;
   connections: number;

@@ -86,7 +86,7 @@ export async function userStatsRows(
   owner: { partnerId: string; userId: string },
 ): Promise<StatsRows | null> {
   // A single statement with no transaction around it: JIT, whose compile time would dwarf this short
-  // read, is off for every connection of the store (see db.ts).
+  // read, is off for every connection of the store (see postgresDb.ts).
   const [row] = await store.read<StatsRow>(statsRowsQuery(owner));
   if (!row) return null;
   return {
