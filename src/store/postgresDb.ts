@@ -17,13 +17,24 @@ import { type Db, rowsOf, type Store } from "./store.ts";
  */
 const MIGRATION_LOCK = 7_265_001;
 
+/** A statement's rows, sent prepared as the current request's (see `preparing`). */
+async function preparedRows<T>(
+  client: postgres.Sql | postgres.ReservedSql,
+  statement: Runnable,
+): Promise<T[]> {
+  const query = queryOf(statement);
+  return rowsOf<T>(
+    await sentForRequest(() => client.unsafe(query.sql, query.params as never[], { prepare: true })),
+  );
+}
+
 /**
  * Drizzle sends its statements through `unsafe()` with `prepare: false` (true only for its named
  * prepared queries), so PostgreSQL would parse and plan every statement of every request again, most of
  * a stats request's time (docs/performance.md §7). The service's statements have fixed texts (batches
  * travel as arrays through unnest, not as variable-length VALUES lists), so preparing them all is safe:
- * postgres.js keeps one prepared statement per distinct text per connection. Every statement is sent as the current request's
- * (requestScope.ts), so a request that ends early calls it off.
+ * postgres.js keeps one prepared statement per distinct text per connection. Every statement is sent as
+ * the current request's (requestScope.ts), so a request that ends early calls it off.
  */
 function preparing(client: postgres.Sql): postgres.Sql {
   return new Proxy(client, {
@@ -130,31 +141,14 @@ export async function openPostgres(
     db,
     client: guardedClient,
     exportClient: guardedReservations(exportPool.client, exports),
-    rows: <T>(statement: Runnable) =>
-      counted(main, async () => {
-        const query = queryOf(statement);
-        return rowsOf<T>(
-          await sentForRequest(() => client.unsafe(query.sql, query.params as never[], { prepare: true })),
-        );
-      }),
+    rows: <T>(statement: Runnable) => counted(main, () => preparedRows<T>(client, statement)),
     transaction: (work) =>
       inTransaction(guardedClient, (connection) =>
         work({
-          rows: async <T>(statement: Runnable) => {
-            const query = queryOf(statement);
-            return rowsOf<T>(await connection.unsafe(query.sql, query.params as never[], { prepare: true }));
-          },
+          rows: <T>(statement: Runnable) => preparedRows<T>(connection, statement),
         }),
       ),
-    read: <T>(statement: Runnable) =>
-      counted(read, async () => {
-        const query = queryOf(statement);
-        return rowsOf<T>(
-          await sentForRequest(() =>
-            readClient.unsafe(query.sql, query.params as never[], { prepare: true }),
-          ),
-        );
-      }),
+    read: <T>(statement: Runnable) => counted(read, () => preparedRows<T>(readClient, statement)),
     pools: () => [{ ...main }, { ...read }, { ...exports }],
     ping: (timeoutMs) =>
       answersWithin(
