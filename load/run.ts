@@ -58,7 +58,7 @@ async function seedIfWanted(
   const bar = isInteractive() ? new SingleBar({ format: "kept items [{bar}] {value}/{total}" }) : null;
   bar?.start(keptItems, 0);
   const started = performance.now();
-  const report = await seedKeptItems(store.client, sample, {
+  const report = await seedKeptItems(store, sample, {
     keptItems,
     partnerId,
     seed,

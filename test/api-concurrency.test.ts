@@ -147,7 +147,7 @@ describe("last_sync_at high-water mark", () => {
       for (let tries = 0; ; tries++) {
         const [waiting] = await client<{ n: number }[]>`
           select count(*)::int as n from pg_stat_activity
-          where datname = current_database() and wait_event_type = 'Lock' and query ilike '%mark_batch_sync%'`;
+          where datname = current_database() and wait_event_type = 'Lock' and query ilike '%open_user_batch%'`;
         if ((waiting?.n ?? 0) > 0) break;
         if (tries > 300) throw new Error("the batch never reached the lock");
         await Bun.sleep(10);

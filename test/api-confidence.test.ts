@@ -4,14 +4,9 @@
  * lowering a neighbour's events while a season-ticket holder in the stands keeps hers.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  type EventItem,
-  eventConfidence,
-  itemConfidence,
-  itemPlace,
-  SUGGESTED_MIN_CONFIDENCE,
-} from "../src/confidence/confidence.ts";
+import { itemConfidence, itemPlace, SUGGESTED_MIN_CONFIDENCE } from "../src/confidence/confidence.ts";
 import { createUser, localInstant, seedCatalog, sendMedia } from "./support/catalogFixtures.ts";
+import { type EventItem, eventConfidence } from "./support/confidenceModel.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
 const SETTINGS = { radiusM: 500, beforeMinutes: 120, afterMinutes: 60, defaultDurationMinutes: 300 };
@@ -56,7 +51,7 @@ const confidences = async (userId: string, query = "?limit=100") =>
     ((await history(userId, query)).body.events as HistoryEvent[]).map((e) => [e.id, e.confidence]),
   );
 
-/** What the pure function gives for non-routine items at night `n`. */
+/** What the model gives for non-routine items at night `n`. */
 function expectedAt(n: number, items: { takenAt: string; where: typeof CENTRE }[]): number {
   const event = { startsAtMs: startMs(n), endsAtMs: startMs(n) + 3 * 3_600_000 };
   const placed: EventItem[] = items.map(({ takenAt, where }) => {

@@ -2,18 +2,20 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import {
   CONFIDENCE,
-  type EventItem,
-  eventConfidence,
   type ItemPlace,
   itemConfidence,
   itemPlace,
   itemWeight,
-  rawEventConfidence,
-  routineFlags,
   spotCell,
-  type VenueItem,
 } from "../src/confidence/confidence.ts";
 import { EARTH_RADIUS_M } from "../src/shards/geo.ts";
+import {
+  type EventItem,
+  eventConfidence,
+  rawEventConfidence,
+  routineFlags,
+  type VenueItem,
+} from "./support/confidenceModel.ts";
 
 /**
  * Match confidence: bounds, two decimals, monotonic in each input (closer, inside rather than in the

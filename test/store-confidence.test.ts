@@ -1,25 +1,19 @@
 /**
  * The attendance confidence a batch stores (user_events.confidence, docs/api.md §15), on both databases
  * the service runs on: after every batch of a random sequence, each history row holds what the pure
- * function (src/confidence) gives for all of the user's kept items at that event, routine spots found
+ * model (test/support/confidenceModel.ts) gives for all of the user's kept items at that event, routine spots found
  * over all of the user's kept items at the venue. The batches move items between events, spots and
  * the core, drop them, re-send them unchanged, so spots turn routine and back.
  */
 import { expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
-import {
-  type EventItem,
-  eventConfidence,
-  itemPlace,
-  itemWeight,
-  routineFlags,
-  spotCell,
-} from "../src/confidence/confidence.ts";
+import { itemPlace, itemWeight, spotCell } from "../src/confidence/confidence.ts";
 import { backfillConfidence } from "../src/store/confidenceBackfill.ts";
 import type { Store } from "../src/store/db.ts";
 import { type KeptMedia, writeBatch } from "../src/store/ingest.ts";
 import { kept, newUser, onBothDatabases } from "./support/batchWrites.ts";
+import { type EventItem, eventConfidence, routineFlags } from "./support/confidenceModel.ts";
 
 const SETTINGS = { radiusM: 500, beforeMinutes: 120, afterMinutes: 60, defaultDurationMinutes: 300 };
 const HOUR = 3_600_000;
@@ -153,7 +147,7 @@ async function expectedOf(
 }
 
 onBothDatabases("stored confidence", (storeOf) => {
-  test("every batch leaves each history row's confidence as the pure function gives it", async () => {
+  test("every batch leaves each history row's confidence as the model gives it", async () => {
     const store = storeOf();
     await addCatalog(store);
     let users = 0;

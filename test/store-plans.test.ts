@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
+import type postgres from "postgres";
+import { batchPlanSettings } from "../src/store/batchInput.ts";
 import { importCatalog } from "../src/store/catalog/import.ts";
 import { memoryLines } from "../src/store/catalog/lines.ts";
 import { batchStatement } from "../src/store/ingest.ts";
@@ -8,6 +10,7 @@ import { createPartner } from "../src/store/keys.ts";
 import { kept } from "./support/batchWrites.ts";
 import { baseCatalog, succeeded } from "./support/catalogImport.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
+import { accessesOf, explained, type PlanNode, readsOf } from "./support/plans.ts";
 
 /**
  * The media lookups must keep one access path whatever the statistics say. Both indexes of media lead
@@ -15,7 +18,7 @@ import { createTestDatabase, type TestDatabase } from "./support/database.ts";
  * ANALYZE) would be expected to own about one row, and the planner could take either index for either
  * lookup: a batch's probe by (user, media id) reading all of the user's media for each id, or its
  * rendering of the media list at (user, event) doing so for each event (drizzle/0005 keeps no statistics on media.user_id).
- * These tests read the plans PostgreSQL makes for such a user.
+ * These tests read the plans PostgreSQL makes for such a user, and those made while media was empty.
  */
 
 const USERS = 100;
@@ -23,15 +26,7 @@ const MEDIA_PER_USER = 200;
 const NEW_USER = "10000000-0000-4000-8000-00000000abcd";
 
 let database: TestDatabase;
-
-type PlanNode = { "Relation Name"?: string; "Index Name"?: string; "Node Type": string; Plans?: PlanNode[] };
-
-/** The index each read of media descends (a bitmap scan's through its index scans), else the scan type. */
-function mediaAccess(node: PlanNode): string[] {
-  if (node["Relation Name"] !== "media") return (node.Plans ?? []).flatMap(mediaAccess);
-  const bitmapIndexes = (node.Plans ?? []).flatMap((child) => child["Index Name"] ?? []);
-  return [node["Index Name"] ?? (bitmapIndexes.length > 0 ? bitmapIndexes.join("+") : node["Node Type"])];
-}
+const dialect = new PgDialect();
 
 beforeAll(async () => {
   database = await createTestDatabase(2);
@@ -55,58 +50,83 @@ afterAll(async () => {
   await database.drop();
 });
 
+/**
+ * Runs `work` on a connection of its own in a transaction that is rolled back, after `emptying` the
+ * tables it names and analyzing them; they are analyzed again after, as ANALYZE writes a table's size in
+ * place, which the rollback leaves.
+ */
+async function rolledBack<T>(
+  emptying: { tables: string[]; by: "delete" | "truncate" } | null,
+  work: (connection: postgres.ReservedSql) => Promise<T>,
+): Promise<T> {
+  const client = database.store.client;
+  if (client === null) throw new Error("these tests need PostgreSQL");
+  const connection = await client.reserve();
+  try {
+    await connection.unsafe("begin");
+    for (const table of emptying?.tables ?? []) {
+      await connection.unsafe(emptying?.by === "truncate" ? `truncate ${table}` : `delete from ${table}`);
+      await connection.unsafe(`analyze ${table}`);
+    }
+    return await work(connection);
+  } finally {
+    await connection.unsafe("rollback");
+    await connection.unsafe("deallocate all");
+    for (const table of emptying?.tables ?? []) await connection.unsafe(`analyze ${table}`);
+    connection.release();
+  }
+}
+
+/** `media_replaced`'s two branches as prepared statements `probe` and `range`, under its settings. */
+async function prepareMediaReplaced(connection: postgres.ReservedSql): Promise<void> {
+  const [fn] = await database.store.rows<{ source: string; settings: string[] }>(
+    sql`select prosrc as source, proconfig as settings from pg_proc where proname = 'media_replaced'`,
+  );
+  const bodies = [...(fn?.source ?? "").matchAll(/RETURN QUERY\s+([\s\S]+?);/g)].map(
+    (match) => match[1] ?? "",
+  );
+  const probe = bodies.find((body) => body.includes("LATERAL"));
+  const range = bodies.find((body) => !body.includes("LATERAL"));
+  if (probe === undefined || range === undefined) throw new Error("media_replaced lost a branch");
+  for (const setting of fn?.settings ?? []) {
+    const [name, value] = setting.split("=");
+    await connection.unsafe("select set_config($1, $2, true)", [name ?? "", value ?? ""]);
+  }
+  for (const [name, body] of [
+    ["probe", probe],
+    ["range", range],
+  ] as const) {
+    const bound = body.replaceAll("batch_user", "$1").replaceAll("batch_ids", "$2");
+    await connection.unsafe(`prepare ${name}(uuid, text[]) as ${bound}`);
+  }
+}
+
+/** The plans of both branches of `media_replaced` for the new user and two ids. */
+async function mediaReplacedPlans(
+  connection: postgres.ReservedSql,
+): Promise<Record<"probe" | "range", PlanNode>> {
+  await prepareMediaReplaced(connection);
+  const planOf = async (name: string) => {
+    const [row] = await connection.unsafe(
+      `explain (format json) execute ${name}('${NEW_USER}', array['IMG_00000001', 'IMG_00000002'])`,
+    );
+    const [plan] = (row?.["QUERY PLAN"] ?? []) as { Plan: PlanNode }[];
+    if (plan === undefined) throw new Error("EXPLAIN returned no plan");
+    return plan.Plan;
+  };
+  return { probe: await planOf("probe"), range: await planOf("range") };
+}
+
 describe("media access paths for a user the statistics do not know", () => {
   test("a batch finds the rows it replaces by primary key, one probe per id, or by the user's range", async () => {
-    const client = database.store.client;
-    if (client === null) throw new Error("these tests need PostgreSQL");
-    const [fn] = await database.store.rows<{ source: string; settings: string[] }>(
-      sql`select prosrc as source, proconfig as settings from pg_proc where proname = 'media_replaced'`,
-    );
-    const bodies = [...(fn?.source ?? "").matchAll(/RETURN QUERY\s+([\s\S]+?);/g)].map(
-      (match) => match[1] ?? "",
-    );
-    const probe = bodies.find((body) => body.includes("LATERAL"));
-    const range = bodies.find((body) => !body.includes("LATERAL"));
-    if (probe === undefined || range === undefined) throw new Error("media_replaced lost a branch");
     // Each branch as the deployed function runs it: its settings, its plan cached for any user and ids,
-    // and made while media looked empty (a new deployment), which the plan must not depend on. The
-    // rows come back with the rollback; the table's size, which ANALYZE writes in place, with another.
-    const connection = await client.reserve();
-    const plans: { Plan: PlanNode }[] = [];
-    try {
-      await connection.unsafe("begin");
-      await connection.unsafe("delete from media");
-      await connection.unsafe("analyze media");
-      for (const setting of fn?.settings ?? []) {
-        const [name, value] = setting.split("=");
-        await connection.unsafe("select set_config($1, $2, true)", [name ?? "", value ?? ""]);
-      }
-      for (const [name, body] of [
-        ["probe", probe],
-        ["range", range],
-      ] as const) {
-        const bound = body.replaceAll("batch_user", "$1").replaceAll("batch_ids", "$2");
-        await connection.unsafe(`prepare ${name}(uuid, text[]) as ${bound}`);
-        const [row] = await connection.unsafe(
-          `explain (format json) execute ${name}('${NEW_USER}', array['IMG_00000001', 'IMG_00000002'])`,
-        );
-        const [plan] = (row?.["QUERY PLAN"] ?? []) as { Plan: PlanNode }[];
-        if (plan === undefined) throw new Error("EXPLAIN returned no plan");
-        plans.push(plan);
-      }
-    } finally {
-      await connection.unsafe("rollback");
-      await connection.unsafe("deallocate all");
-      await connection.unsafe("analyze media");
-      connection.release();
-    }
-    const [probePlan, rangePlan] = plans;
-    if (probePlan === undefined || rangePlan === undefined) throw new Error("a branch was not explained");
-    expect(mediaAccess(probePlan.Plan)).toEqual(["media_user_id_media_id_pk"]);
+    // and made while media held no live row, which the plan must not depend on.
+    const plans = await rolledBack({ tables: ["media"], by: "delete" }, mediaReplacedPlans);
+    expect(accessesOf("media", plans.probe)).toEqual(["media_user_id_media_id_pk"]);
     // The user's items through an index that leads with the user, met with the ids in a hash.
-    expect(mediaAccess(rangePlan.Plan)).not.toContain("Seq Scan");
-    expect(mediaAccess(rangePlan.Plan)).toHaveLength(1);
-    expect(rangePlan.Plan["Node Type"]).toBe("Hash Join");
+    expect(accessesOf("media", plans.range)).not.toContain("Seq Scan");
+    expect(accessesOf("media", plans.range)).toHaveLength(1);
+    expect(plans.range["Node Type"]).toBe("Hash Join");
   });
 
   test("both ways of finding the rows a batch replaces find the same rows", async () => {
@@ -134,25 +154,67 @@ describe("media access paths for a user the statistics do not know", () => {
   });
 
   test("a batch renders an event's media list from the (user, event) index", async () => {
-    const client = database.store.client;
-    if (client === null) throw new Error("these tests need PostgreSQL");
     const statement = batchStatement({
       userId: NEW_USER,
       partnerId: "acme",
       acceptedIds: ["IMG_00000001"],
       kept: [kept("IMG_00000001", 100)],
     });
-    const query = new PgDialect().sqlToQuery(statement);
-    // As the server runs it: index paths only (`batchPlanSettings` in src/store/batchInput.ts).
-    const [row] = await client.begin(async (tx) => {
-      await tx.unsafe("set local enable_seqscan = off");
-      return tx.unsafe(`explain (format json) ${query.sql}`, query.params as never[]);
+    const query = dialect.sqlToQuery(statement);
+    const explainedBatch = await rolledBack(null, async (connection) => {
+      await connection.unsafe(dialect.sqlToQuery(batchPlanSettings).sql);
+      return explained(connection, query.sql, query.params);
     });
-    const [explained] = (row?.["QUERY PLAN"] ?? []) as { Plan: PlanNode }[];
-    if (explained === undefined) throw new Error("EXPLAIN returned no plan");
     // The insert and the delete are the statement's writes. It reads media by row id for the spots of
     // the rows it replaces, and once by the (user, event) index for the rendering and the confidence.
-    const reads = mediaAccess(explained.Plan).filter((access) => access !== "ModifyTable");
+    const reads = accessesOf("media", explainedBatch).filter((access) => access !== "ModifyTable");
     expect(reads).toEqual(["Tid Scan", "media_user_event_time_idx"]);
   });
+});
+
+describe("plans made while media is empty, as on a new deployment", () => {
+  test("media_replaced reads media by index in both branches", async () => {
+    const plans = await rolledBack({ tables: ["media"], by: "truncate" }, mediaReplacedPlans);
+    expect([...accessesOf("media", plans.probe), ...accessesOf("media", plans.range)]).not.toContain(
+      "Seq Scan",
+    );
+  });
+
+  test("a batch reads media and the spot rows by row id and index", async () => {
+    const statement = batchStatement({
+      userId: NEW_USER,
+      partnerId: "acme",
+      acceptedIds: ["IMG_00000001", "IMG_00000002"],
+      kept: [kept("IMG_00000001", 100), kept("IMG_00000002", 102)],
+    });
+    const query = dialect.sqlToQuery(statement);
+    const reads = await rolledBack(
+      { tables: ["media", "user_venue_spots"], by: "truncate" },
+      async (connection) => {
+        await connection.unsafe(dialect.sqlToQuery(batchPlanSettings).sql);
+        const plan = await explained(connection, query.sql, query.params);
+        return [...readsOf("media", plan), ...readsOf("user_venue_spots", plan)];
+      },
+    );
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.filter((read) => read.startsWith("Seq Scan"))).toEqual([]);
+  });
+});
+
+test("media_replaced plans each branch once per connection, for batches of one id too", async () => {
+  const counts = await rolledBack(null, async (connection) => {
+    await prepareMediaReplaced(connection);
+    for (let call = 0; call < 8; call++) {
+      for (const name of ["probe", "range"])
+        await connection.unsafe(`execute ${name}('${NEW_USER}', array['IMG_1'])`);
+    }
+    const rows =
+      await connection.unsafe(`select name, generic_plans::int as generic, custom_plans::int as custom
+      from pg_prepared_statements where name in ('probe', 'range') order by name`);
+    return rows.map(({ name, generic, custom }) => ({ name, generic, custom }));
+  });
+  expect(counts).toEqual([
+    { name: "probe", generic: 8, custom: 0 },
+    { name: "range", generic: 8, custom: 0 },
+  ]);
 });

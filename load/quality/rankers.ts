@@ -1,12 +1,6 @@
-import {
-  CONFIDENCE,
-  type ConfidenceParameters,
-  type EventItem,
-  eventConfidence,
-  itemPlace,
-  routineFlags,
-} from "../../src/confidence/confidence.ts";
+import { CONFIDENCE, type ConfidenceParameters, itemPlace } from "../../src/confidence/confidence.ts";
 import type { MatchSettings } from "../../src/shards/matcher.ts";
+import { type EventItem, eventConfidence, routineFlags } from "../../test/support/confidenceModel.ts";
 import type { Candidate } from "./candidates.ts";
 import type { Photo, WorldEvent, WorldUser, WorldVenue } from "./worldModel.ts";
 
@@ -46,8 +40,9 @@ export const ITEM_COUNT: Ranker = {
 };
 
 /**
- * The service's confidence (src/confidence) as min_confidence would see it (two decimals), from the
- * kept items as stored and the catalog's facts, routine spots found per venue over the whole history.
+ * The service's confidence as min_confidence would see it (two decimals), by the model the store is held
+ * to (test/support/confidenceModel.ts), from the kept items as stored and the catalog's facts, routine
+ * spots found per venue over the whole history.
  */
 export function confidenceRanker(
   settings: MatchSettings,

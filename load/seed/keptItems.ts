@@ -3,9 +3,11 @@ import { pipeline } from "node:stream/promises";
 import { sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
-import { type ScoredItem, scoreItem, userConfidences } from "../../src/confidence/userConfidence.ts";
+import { scoreItem } from "../../src/confidence/confidence.ts";
 import type { IndexEvent, IndexVenue, MatchSettings } from "../../src/shards/matcher.ts";
 import { Random } from "../../src/store/catalog/generate/random.ts";
+import { backfillConfidence } from "../../src/store/confidenceBackfill.ts";
+import type { Store } from "../../src/store/db.ts";
 import { mediaListJson, storedItemJson } from "../../src/store/eventDetails.ts";
 import {
   burstSize,
@@ -22,8 +24,9 @@ import type { CatalogSample } from "../traffic/sample.ts";
  * what the API would have stored for them: a `users` row, `media` rows at real licensed events (inside
  * the window and the venue radius) with their confidence weights and spots, one `user_events` row per
  * (user, event) with its counts and confidence, its media list in `user_event_media`, and the user's
- * spot rows in `user_venue_spots`. The confidence is computed as the backfill computes it (same
- * functions), so a seeded database needs no `confidence backfill` before it is measured.
+ * spot rows in `user_venue_spots`. Items are placed by the item rule as matching places them; the spot
+ * rows and every history row's confidence are then left to the confidence backfill, which scores by the
+ * batch statement's definition, so a seeded database needs nothing more before it is measured.
  */
 
 export type SeedOptions = {
@@ -101,8 +104,7 @@ function* chunked(lines: Iterable<string>, onProgress?: (rows: number) => void):
 
 /**
  * The media rows of every user; the user_events line of each attended event (a small fraction of the
- * media) is collected on the side and written by a second COPY afterwards. A user's history lines wait
- * for all of the user's items: an event's confidence depends on the user's spots at its venue.
+ * media) is collected on the side and written by a second COPY afterwards, without its confidence.
  */
 function* mediaLines(
   random: Random,
@@ -113,7 +115,6 @@ function* mediaLines(
 ): Generator<string> {
   for (const user of users) {
     let sequence = 0;
-    const scored: ScoredItem[] = [];
     const counts: { eventId: number; media: number; videos: number }[] = [];
     for (const [e, event] of user.events.entries()) {
       const venue = venues.get(event.venueId);
@@ -142,7 +143,6 @@ function* mediaLines(
           endsAtMs: event.endsAtMs,
         };
         const { weight, spot } = scoreItem({ ...item, venue }, settings);
-        scored.push({ ...item, weight, spot });
         yield `${user.id}\t${mediaId}\t${event.id}\t${venue.id}\t${new Date(takenAtMs).toISOString()}\t` +
           `${item.latitude}\t${item.longitude}\t${video ? "video" : "photo"}\t` +
           `${file}\t${video ? random.int(3, 180) : "\\N"}\t${thumbnail}\tApple\tiPhone 15 Pro\t\\N\t` +
@@ -150,11 +150,8 @@ function* mediaLines(
       }
       counts.push({ eventId: event.id, media: times.length, videos });
     }
-    const confidences = userConfidences(scored, settings);
     for (const { eventId, media, videos } of counts) {
-      userEventLines.push(
-        `${user.id}\t${eventId}\t${media}\t${media - videos}\t${videos}\t${confidences.get(eventId)}\n`,
-      );
+      userEventLines.push(`${user.id}\t${eventId}\t${media}\t${media - videos}\t${videos}\n`);
     }
   }
 }
@@ -179,7 +176,7 @@ const RENDER_LISTS = new PgDialect().sqlToQuery(sql`
   from user_events ue`).sql;
 
 export async function seedKeptItems(
-  client: postgres.Sql,
+  store: Store,
   sample: CatalogSample,
   options: SeedOptions,
 ): Promise<SeedReport> {
@@ -189,7 +186,8 @@ export async function seedKeptItems(
   const users = planUsers(random, licensed, options);
   const venues = new Map(sample.venues.map((venue) => [venue.id, venue]));
   const userEventLines: string[] = [];
-  const connection = await client.reserve();
+  if (store.client === null) throw new Error("kept items are loaded into PostgreSQL (COPY)");
+  const connection = await store.client.reserve();
   try {
     await connection`set session_replication_role = replica`;
     await copy(
@@ -206,28 +204,25 @@ export async function seedKeptItems(
     // user_events copies facts of its event (start, local start, venue, licence): they come from the
     // catalog in one join, as a batch takes them from it.
     await connection`create temp table seed_user_events (user_id uuid, event_id integer,
-      media_count integer, photo_count integer, video_count integer, confidence smallint)`;
+      media_count integer, photo_count integer, video_count integer)`;
     await copy(
       connection,
-      "seed_user_events (user_id, event_id, media_count, photo_count, video_count, confidence)",
+      "seed_user_events (user_id, event_id, media_count, photo_count, video_count)",
       chunked(userEventLines),
     );
     await connection`insert into user_events (user_id, event_id, starts_at, starts_at_local, venue_id,
-        licensed, media_count, photo_count, video_count, confidence)
+        licensed, media_count, photo_count, video_count)
       select s.user_id, s.event_id, e.starts_at, e.starts_at_local, e.venue_id, e.licensed,
-        s.media_count, s.photo_count, s.video_count, s.confidence
+        s.media_count, s.photo_count, s.video_count
       from seed_user_events s join events e on e.id = s.event_id`;
     await connection`drop table seed_user_events`;
-    // One row per (spot cell, event) with its items, as the batch statement keeps them: counted from
-    // the media rows just written rather than a third stream beside them.
-    await connection`insert into user_venue_spots (user_id, venue_id, spot_row, spot_col, event_id, items)
-      select user_id, venue_id, spot_row, spot_col, event_id, count(*)::int from media
-      where spot_row is not null group by user_id, venue_id, spot_row, spot_col, event_id`;
     await connection.unsafe(RENDER_LISTS);
     await connection`reset session_replication_role`;
-    await connection`analyze users, media, user_events, user_event_media, user_venue_spots`;
+    await connection`analyze users, media, user_events, user_event_media`;
   } finally {
     connection.release();
   }
+  await backfillConfidence(store, options.settings, { replace: false });
+  await store.rows(sql`analyze user_events, user_venue_spots`);
   return { users: users.length, media: options.keptItems, userEvents: userEventLines.length };
 }

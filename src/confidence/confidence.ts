@@ -17,6 +17,10 @@ import { EARTH_RADIUS_M, haversineMeters } from "../shards/geo.ts";
  *   evidence   = itemEvidence × Σ weight + spanEvidence × span
  *   confidence = 1 − exp(−evidence), reported with two decimals
  *
+ * An item's weight and spot cell are worked out here when it is matched (and by the backfill); the
+ * sums, routine spots and span of a user's events are computed beside the rows, by one definition in
+ * src/store/confidenceSql.ts.
+ *
  * Closeness falls over the first part of the radius only (closeShare to floorShare): an audience is in
  * the building, near the venue's point, and a photo past floorShare of the radius is as likely a home, a
  * street or a queue wherever it lies beyond (docs/performance.md §11).
@@ -79,8 +83,6 @@ export type ItemPlace = {
   before: boolean;
 };
 
-export type EventItem = ItemPlace & { takenAtMs: number; routine: boolean };
-
 const MINUTE_MS = 60_000;
 
 /**
@@ -119,80 +121,45 @@ export function itemPlace(
 }
 
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
-const twoDecimals = (x: number) => Math.round(x * 100) / 100;
-
 export function itemWeight(item: ItemPlace, p: ConfidenceParameters = CONFIDENCE): number {
   const far = clamp01((item.distanceShare - p.closeShare) / (p.floorShare - p.closeShare));
   const timing = 1 - (item.before ? p.beforeLoss : p.afterLoss) * clamp01(item.timeShare);
   return (1 - p.farLoss * far) * timing;
 }
 
-/** Unrounded: what ranking compares; the API reports eventConfidence() of the same items. */
-export function rawEventConfidence(
-  items: readonly EventItem[],
-  startMs: number,
-  endMs: number,
-  p: ConfidenceParameters = CONFIDENCE,
-): number {
-  return rawConfidenceOfWeights(
-    items.map((item) => ({ weight: itemWeight(item, p), takenAtMs: item.takenAtMs, routine: item.routine })),
-    startMs,
-    endMs,
-    p,
-  );
-}
-
-/** An item as a store keeps it: its weight already worked out (`itemWeight`) when it was matched. */
-export type WeightedItem = { weight: number; takenAtMs: number; routine: boolean };
-
-/** `rawEventConfidence` from items whose weights are known. */
-function rawConfidenceOfWeights(
-  items: readonly WeightedItem[],
-  startMs: number,
-  endMs: number,
-  p: ConfidenceParameters = CONFIDENCE,
-): number {
-  let weights = 0;
-  let first = Number.POSITIVE_INFINITY;
-  let last = Number.NEGATIVE_INFINITY;
-  for (const item of items) {
-    weights += item.weight * (item.routine ? p.routineWeight : 1);
-    if (item.routine) continue;
-    first = Math.min(first, item.takenAtMs);
-    last = Math.max(last, item.takenAtMs);
-  }
-  const duration = endMs - startMs;
-  const span = last > first && duration > 0 ? clamp01((last - first) / duration) : 0;
-  return 1 - Math.exp(-(p.itemEvidence * weights + p.spanEvidence * span));
-}
-
-/** `eventConfidence` from items whose weights are known, in hundredths as the store keeps it. */
-export function hundredthsOfWeights(
-  items: readonly WeightedItem[],
-  startMs: number,
-  endMs: number,
-  p: ConfidenceParameters = CONFIDENCE,
-): number {
-  return Math.round(rawConfidenceOfWeights(items, startMs, endMs, p) * 100);
-}
-
-/** A user's attendance at an event, from all of the user's kept items there. */
-export function eventConfidence(
-  items: readonly EventItem[],
-  startMs: number,
-  endMs: number,
-  p: ConfidenceParameters = CONFIDENCE,
-): number {
-  return twoDecimals(rawEventConfidence(items, startMs, endMs, p));
-}
-
-/** One matched item on its own (a `matches` entry). */
+/**
+ * One matched item on its own (a `matches` entry): the confidence of an event holding only it, where
+ * there is no span (src/store/confidenceSql.ts `confidenceValue` with one item), to two decimals.
+ */
 export function itemConfidence(item: ItemPlace, p: ConfidenceParameters = CONFIDENCE): number {
-  return eventConfidence([{ ...item, takenAtMs: 0, routine: false }], 0, 0, p);
+  return Math.round(100 * (1 - Math.exp(-p.itemEvidence * itemWeight(item, p)))) / 100;
 }
 
-/** A user's kept item at a venue, for finding routine spots. */
-export type VenueItem = { eventId: number; latitude: number; longitude: number };
+export type Spot = { row: number; column: number };
+
+/** What a store keeps of a matched item: its weight, and its spot cell (null inside the venue's core). */
+export type ItemScore = { weight: number; spot: Spot | null };
+
+/** An item's weight and spot against the event it matched, with the catalog's facts as they are now. */
+export function scoreItem(
+  item: {
+    latitude: number;
+    longitude: number;
+    takenAtMs: number;
+    startsAtMs: number;
+    /** Null: start + the default duration. */
+    endsAtMs: number | null;
+    venue: { latitude: number; longitude: number; radiusM: number | null };
+  },
+  settings: PlaceSettings,
+): ItemScore {
+  const event = { startsAtMs: item.startsAtMs, endsAtMs: item.endsAtMs };
+  return {
+    weight: itemWeight(itemPlace(item, item.venue, event, settings)),
+    // A venue without a radius of its own has the matching radius: its core is measured from that.
+    spot: spotCell(item, { ...item.venue, radiusM: item.venue.radiusM ?? settings.radiusM }),
+  };
+}
 
 /**
  * An item's cell on a grid of spotM squares anchored at the venue's centre, or null inside the core.
@@ -211,82 +178,4 @@ export function spotCell(
   const east = dLng * metresPerDegree * Math.cos((venue.latitude * Math.PI) / 180);
   if (Math.hypot(north, east) <= Math.max(p.coreMinM, p.coreShare * venue.radiusM)) return null;
   return { row: Math.floor(north / p.spotM), column: Math.floor(east / p.spotM) };
-}
-
-/**
- * Which spot cells of one venue are routine, from the events the user's kept items fall on per cell
- * (`spotCell`, keyed by `cellKey`): those whose 3 × 3 neighbourhood holds at least routineEvents events.
- */
-export function routineCells(
-  eventsByCell: ReadonlyMap<number, ReadonlySet<number>>,
-  p: ConfidenceParameters = CONFIDENCE,
-): Set<number> {
-  const routine = new Set<number>();
-  for (const at of eventsByCell.keys()) {
-    const { row, column } = cellOfKey(at);
-    const events = new Set<number>();
-    for (let dr = -1; dr <= 1 && events.size < p.routineEvents; dr++) {
-      for (let dc = -1; dc <= 1; dc++) {
-        for (const id of eventsByCell.get(cellKey(row + dr, column + dc)) ?? []) events.add(id);
-      }
-    }
-    if (events.size >= p.routineEvents) routine.add(at);
-  }
-  return routine;
-}
-
-/**
- * A cell as one number. Cells lie within radius / spotM of the venue (10,000 at a 10 km radius and 1 m
- * cells): keys never collide.
- */
-export const cellKey = (row: number, column: number) => (row + 50_000) * 100_000 + (column + 50_000);
-const cellOfKey = (at: number) => ({
-  row: Math.floor(at / 100_000) - 50_000,
-  column: (at % 100_000) - 50_000,
-});
-
-/**
- * Which of a user's kept items at one venue are routine: outside the core, with the 3 × 3 cells
- * around the item's own holding kept items of at least routineEvents different events.
- */
-export function routineFlags(
-  items: readonly VenueItem[],
-  venue: { latitude: number; longitude: number; radiusM: number },
-  p: ConfidenceParameters = CONFIDENCE,
-): boolean[] {
-  const cells = items.map((item) => spotCell(item, venue, p));
-  // Cells lie within radius / spotM of the venue (10,000 at a 10 km radius and 1 m cells): keys never collide.
-  const key = (row: number, column: number) => row * 100_000 + column;
-  const eventsByCell = new Map<number, Set<number>>();
-  cells.forEach((cell, i) => {
-    if (cell === null) return;
-    const at = key(cell.row, cell.column);
-    const events = eventsByCell.get(at) ?? new Set<number>();
-    events.add((items[i] as VenueItem).eventId);
-    eventsByCell.set(at, events);
-  });
-  // Items of one cell share the answer; counting stops at routineEvents.
-  const answers = new Map<number, boolean>();
-  const routineAround = (row: number, column: number): boolean => {
-    const events = new Set<number>();
-    for (let dr = -1; dr <= 1; dr++) {
-      for (let dc = -1; dc <= 1; dc++) {
-        for (const id of eventsByCell.get(key(row + dr, column + dc)) ?? []) {
-          events.add(id);
-          if (events.size >= p.routineEvents) return true;
-        }
-      }
-    }
-    return false;
-  };
-  return cells.map((cell) => {
-    if (cell === null) return false;
-    const at = key(cell.row, cell.column);
-    let answer = answers.get(at);
-    if (answer === undefined) {
-      answer = routineAround(cell.row, cell.column);
-      answers.set(at, answer);
-    }
-    return answer;
-  });
 }

@@ -128,6 +128,8 @@ function documentStream(
   const { user } = exported;
   let separator = "";
   let sinceCollection = 0;
+  // Set when the request ends first: a page read then finds the body already cut, which is no failure.
+  let stopped = false;
   const finish = async () => {
     try {
       await exported.close();
@@ -139,6 +141,7 @@ function documentStream(
     {
       start(controller) {
         ended(() => {
+          stopped = true;
           try {
             abandon(controller);
           } catch {
@@ -170,9 +173,9 @@ function documentStream(
             Bun.gc(false);
           }
         } catch (error) {
-          if (!isCalledOff(error)) onFailure(error);
+          if (!stopped && !isCalledOff(error)) onFailure(error);
           await finish().catch(() => {});
-          abandon(controller);
+          if (!stopped) abandon(controller);
         }
       },
       cancel: finish,

@@ -131,21 +131,9 @@ export function batchValues({
 }
 
 /**
- * The batch statement runs on a cached generic plan, built once per connection and kept until the next
- * ANALYZE of what it reads, so its plan must not depend on the size `media` had then. The generic plan
- * is forced: left to choose, PostgreSQL compares the generic plan's estimate with its first five custom
- * plans, and a connection whose first batches kept nothing (cheap custom estimates) plans the whole
- * statement again on every execution from then on. Sequential scans are priced out: a plan built while
- * `media` is nearly empty (a new deployment, `bench-write` after its truncate) would otherwise go on
- * scanning it while the table grows. The one lookup whose best path depends on the user is
- * `media_replaced`, which picks one of two fixed plans itself (src/store/sql/media_replaced.sql); what the statement reads
- * besides has one good path each (the removal by row id, start times by events' key), so the planner
- * has nothing else to pick. The settings last until the commit, so they hold the read after the batch
- * (key and index lookups of a few events) to index paths as well (docs/performance.md §12).
- *
- * Why not plan every execution instead: `plan_cache_mode = force_custom_plan` also replans the foreign-key
- * checks the statement fires, two per stored row, which then cost more than the statement itself
- * (docs/performance.md §7).
+ * What the batch statement runs under until the commit (the read after the batch included), and why:
+ * - sequential scans priced out: a plan made while `media` was nearly empty would scan it as it grows;
+ * - the generic plan forced: a connection whose first batches kept nothing would plan every batch anew.
  */
 const PLAN_SETTINGS = sql`set_config('enable_seqscan', 'off', true),
   set_config('plan_cache_mode', 'force_generic_plan', true)`;
@@ -159,13 +147,13 @@ const syncMark = renderedOnce(
     userId,
     partnerId,
     writes,
-  }) => sql`select mark_batch_sync(${userId}::uuid, ${partnerId}, ${writes}::boolean)
+  }) => sql`select open_user_batch(${userId}::uuid, ${partnerId}, ${writes}::boolean)
     as last_sync_ms, ${PLAN_SETTINGS}
     from pg_advisory_xact_lock_shared(${ATTENDANCE_COPIES_LOCK}::int8) as copies_lock`,
 );
 
 /**
- * The user's sync mark and row lock, and the batch's user lookup: `mark_batch_sync` in src/store/sql/batch_sync_mark.sql.
+ * The user's sync mark and row lock, and the batch's user lookup: `open_user_batch` in src/store/sql/sync_mark.sql.
  * It first takes ATTENDANCE_COPIES_LOCK shared (a function in FROM runs before the select list), before
  * any statement of the batch reads an event, so a catalog import's refresh of user_events waits for it.
  * It also sets what the batch statement runs under (`PLAN_SETTINGS`), which lasts until the commit.
@@ -174,5 +162,5 @@ export function syncMarkStatement({ userId, partnerId, acceptedIds }: BatchWrite
   return syncMark({ userId, partnerId, writes: acceptedIds.length > 0 });
 }
 
-/** What `mark_batch_sync` raises when the partner has no such user. */
+/** What `open_user_batch` raises when the partner has no such user. */
 export const NO_SUCH_USER = "P0002";

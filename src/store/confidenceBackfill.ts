@@ -1,14 +1,16 @@
 import { sql } from "drizzle-orm";
-import { type ScoredItem, scoreItem, userConfidences } from "../confidence/userConfidence.ts";
+import { type ItemScore, scoreItem } from "../confidence/confidence.ts";
 import type { MatchSettings } from "../shards/matcher.ts";
+import { userConfidenceUpdate } from "./confidenceSql.ts";
 import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
 
 /**
  * Match confidence for what a batch has not computed (docs/api.md §15): items kept before confidence
  * existed have no weight or spot, and their history rows no confidence, until a batch touches the event.
- * This fills them in, one user per transaction under the user's row lock (the lock batches take), with
- * the pure functions of src/confidence: the same values the batch statement keeps, which the store's
- * property test holds it to.
+ * This fills them in, one user per transaction under the user's row lock (the lock batches take): each
+ * item without a weight is placed with the item rule of src/confidence, as matching places it; the
+ * user's spot rows are counted again from the items; and every history row is scored by the definition
+ * the batch statement scores with (`userConfidenceUpdate`, src/store/confidenceSql.ts).
  *
  * With `replace`, every item is placed again against the catalog as it is now: a catalog import that
  * moved an event's start or venue leaves the weights of the items matched before it as they were (as it
@@ -22,17 +24,12 @@ type ItemRow = {
   latitude: number;
   longitude: number;
   taken_ms: number;
-  weight: number | null;
-  spot_row: number | null;
-  spot_col: number | null;
   starts_ms: number;
   ends_ms: number | null;
   venue_latitude: number;
   venue_longitude: number;
   radius_m: number | null;
 };
-
-type Placed = ScoredItem & { mediaId: string; changed: boolean };
 
 export type BackfillCounts = { users: number; items: number; events: number };
 
@@ -47,24 +44,20 @@ async function usersToFill(store: Store, replace: boolean): Promise<string[]> {
   return rows.map((row) => row.user_id);
 }
 
-/** An item's weight and spot: as stored, or (new, or with `replace`) worked out from the catalog. */
-function place(row: ItemRow, settings: MatchSettings, replace: boolean): Placed {
-  const item = {
-    mediaId: row.media_id,
-    eventId: row.event_id,
-    venueId: row.venue_id,
-    takenAtMs: row.taken_ms,
-    startsAtMs: row.starts_ms,
-    endsAtMs: row.ends_ms,
-  };
-  if (!replace && row.weight !== null) {
-    const kept = row.spot_row !== null && row.spot_col !== null;
-    const spot = kept ? { row: row.spot_row as number, column: row.spot_col as number } : null;
-    return { ...item, weight: row.weight, spot, changed: false };
-  }
-  const venue = { latitude: row.venue_latitude, longitude: row.venue_longitude, radiusM: row.radius_m };
-  const score = scoreItem({ ...item, latitude: row.latitude, longitude: row.longitude, venue }, settings);
-  return { ...item, ...score, changed: true };
+/** An item's weight and spot worked out from the catalog's facts as they are now. */
+function place(row: ItemRow, settings: MatchSettings): ItemScore & { mediaId: string } {
+  const score = scoreItem(
+    {
+      latitude: row.latitude,
+      longitude: row.longitude,
+      takenAtMs: row.taken_ms,
+      startsAtMs: row.starts_ms,
+      endsAtMs: row.ends_ms,
+      venue: { latitude: row.venue_latitude, longitude: row.venue_longitude, radiusM: row.radius_m },
+    },
+    settings,
+  );
+  return { mediaId: row.media_id, ...score };
 }
 
 /** One user's weights, spots and confidences, in one transaction under the user's row lock. */
@@ -79,14 +72,11 @@ async function fillUser(
     await tx.rows(sql`select id from users where id = ${userId}::uuid for update`);
     // Milliseconds multiplied out in numeric, then cast: the exact instant a batch measured the item at,
     // where seconds cast first and multiplied in float8 can land a unit in the last place beside it.
-    // The items are reached through the user's history rows, one (user, event) lookup each, as a
-    // history page reaches them: media.user_id keeps no statistics (docs/architecture.md §6), so led
-    // by `m.user_id = $1` the planner expects its default 0.5 % of the table, and on a large table
-    // hashed all of events for every user (docs/performance.md §11). Every kept item has its history row.
+    // The items are reached through the user's history rows, as userConfidenceUpdate reaches them.
     const rows = await tx.rows<ItemRow>(
       sql`
       select m.media_id, m.event_id, m.venue_id, m.latitude, m.longitude,
-             (extract(epoch from m.taken_at) * 1000)::float8 as taken_ms, m.weight, m.spot_row, m.spot_col,
+             (extract(epoch from m.taken_at) * 1000)::float8 as taken_ms,
              (extract(epoch from e.starts_at) * 1000)::float8 as starts_ms,
              (extract(epoch from e.ends_at) * 1000)::float8 as ends_ms,
              v.latitude as venue_latitude, v.longitude as venue_longitude, v.radius_m
@@ -94,49 +84,33 @@ async function fillUser(
       join events e on e.id = ue.event_id
       join media m on m.user_id = ue.user_id and m.event_id = ue.event_id
       join venues v on v.id = m.venue_id
-      where ue.user_id = ${userId}::uuid`,
+      where ue.user_id = ${userId}::uuid and (${replace}::boolean or m.weight is null)`,
     );
-    const items = rows.map((row) => place(row, settings, replace));
-    const changed = items.filter((item) => item.changed);
-    if (changed.length > 0) {
+    const placed = rows.map((row) => place(row, settings));
+    if (placed.length > 0) {
       await tx.rows(
         sql`
         update media m set weight = u.weight, spot_row = u.spot_row, spot_col = u.spot_col
-        from unnest(${sql.param(changed.map((i) => i.mediaId))}::text[],
-                    ${sql.param(changed.map((i) => i.weight))}::float8[],
-                    ${sql.param(changed.map((i) => i.spot?.row ?? null))}::int[],
-                    ${sql.param(changed.map((i) => i.spot?.column ?? null))}::int[])
+        from unnest(${sql.param(placed.map((i) => i.mediaId))}::text[],
+                    ${sql.param(placed.map((i) => i.weight))}::float8[],
+                    ${sql.param(placed.map((i) => i.spot?.row ?? null))}::int[],
+                    ${sql.param(placed.map((i) => i.spot?.column ?? null))}::int[])
           as u(media_id, weight, spot_row, spot_col)
         where m.user_id = ${userId}::uuid and m.media_id = u.media_id`,
       );
     }
-    // The spots as the batch statement would have left them, from every kept item.
-    const spotted = items.filter((item) => item.spot !== null);
+    // The spot rows as the batches would have left them: one per (cell, event), counting its items.
     await tx.rows(sql`delete from user_venue_spots where user_id = ${userId}::uuid`);
-    if (spotted.length > 0) {
-      await tx.rows(
-        sql`
-        insert into user_venue_spots (user_id, venue_id, spot_row, spot_col, event_id, items)
-        select ${userId}::uuid, venue_id, spot_row, spot_col, event_id, count(*)::int
-        from unnest(${sql.param(spotted.map((i) => i.venueId))}::int[],
-                    ${sql.param(spotted.map((i) => i.spot?.row ?? 0))}::int[],
-                    ${sql.param(spotted.map((i) => i.spot?.column ?? 0))}::int[],
-                    ${sql.param(spotted.map((i) => i.eventId))}::int[]) as s(venue_id, spot_row, spot_col, event_id)
-        group by venue_id, spot_row, spot_col, event_id`,
-      );
-    }
-    const scores = userConfidences(items, settings);
-    // A history row with no kept item left has nothing to show for it: 0.
-    const updated = await tx.rows<{ event_id: number }>(
+    await tx.rows(
       sql`
-      update user_events ue set confidence = coalesce(s.confidence, 0)
-      from user_events k
-      left join unnest(${sql.param([...scores.keys()])}::int[], ${sql.param([...scores.values()])}::int[])
-        as s(event_id, confidence) on s.event_id = k.event_id
-      where k.user_id = ${userId}::uuid and ue.user_id = k.user_id and ue.event_id = k.event_id
-      returning ue.event_id`,
+      insert into user_venue_spots (user_id, venue_id, spot_row, spot_col, event_id, items)
+      select m.user_id, m.venue_id, m.spot_row, m.spot_col, m.event_id, count(*)::int
+      from user_events ue join media m on m.user_id = ue.user_id and m.event_id = ue.event_id
+      where ue.user_id = ${userId}::uuid and m.spot_row is not null
+      group by m.user_id, m.venue_id, m.spot_row, m.spot_col, m.event_id`,
     );
-    return { items: changed.length, events: updated.length };
+    const scored = await tx.rows(userConfidenceUpdate(userId, settings.defaultDurationMinutes));
+    return { items: placed.length, events: scored.length };
   });
 }
 

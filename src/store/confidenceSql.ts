@@ -2,16 +2,16 @@ import { type SQL, sql } from "drizzle-orm";
 import { CONFIDENCE } from "../confidence/confidence.ts";
 
 /*
- * Match confidence (docs/api.md §15) as the batch statement keeps it, the parts of `batchStatement`
- * (src/store/ingest.ts) that maintain `user_venue_spots` and recompute `user_events.confidence`. Item
- * weights and spot cells come with the kept items (worked out by src/confidence at match time); what
- * needs the user's other items, the routine spots and the event's span, is done here, in the statement
- * that writes the items, so a batch stays one round trip.
+ * Match confidence of a user's events (docs/api.md §15), defined once, here, in SQL: the batch statement
+ * (src/store/ingest.ts) keeps it up to date for the events a batch changes, and the backfill
+ * (src/store/confidenceBackfill.ts) computes it for every event of a user; both score with
+ * `confidenceScores` and `confidenceValue`. What an item weighs and which spot cell it falls on is the
+ * item's own rule (src/confidence), worked out when it is matched and kept with it; what needs the user's
+ * other items, the routine spots and the event's span, is done here, beside the rows, so a batch stays one
+ * round trip. test/store-confidence.test.ts holds both to an independent model.
  *
- * Every part of a statement reads the snapshot from before it, so the state after the batch is built
- * the way the rendered media lists are: what the snapshot holds, minus the rows the batch replaces
- * (`previous`, `prior`), plus the batch's items (`incoming`). The parameters are written as literals:
- * the statement text stays fixed, and they are constants of the code, not of a request.
+ * The parameters are written as literals: the statement text stays fixed, and they are constants of the
+ * code, not of a request.
  */
 
 const p = CONFIDENCE;
@@ -24,30 +24,24 @@ const neighbours = (alias: string) =>
   );
 
 /**
- * The CTEs after `previous` and `touched`: the spot rows the batch changes (`spot_change`, written to
- * `user_venue_spots` by `spots_written`), the user's spot rows before and after the batch at every venue
- * the batch touches (`spots`, one read), the cells whose routine status the change flips, the events to
- * recompute (`recompute`: the touched events and every event with items in a flipped cell) and, for
- * each, its items after the batch (`event_items`, which the stored media lists are rendered from too:
- * one read of the event's media for both), the sum of their weights (routine items at routineWeight)
- * and the non-routine items' first and last capture (`scores`). Rows whose count fell to zero stay in
- * `user_venue_spots`; every read below adds the counts up and keeps what is above zero.
+ * The batch statement's part (after its `previous` and `touched`), which scores only what the batch
+ * changes. Every part of a statement reads the snapshot from before it, so the state after the batch is
+ * built the way the rendered media lists are: what the snapshot holds, minus the rows the batch replaces
+ * (`previous`, `prior`), plus the batch's items (`incoming`). The CTEs: the spot rows the batch changes
+ * (`spot_change`, written to `user_venue_spots` by `spots_written`), the user's spot rows before and
+ * after the batch at every venue the batch touches (`spots`, one read), the cells whose routine status
+ * the change flips (`flipped`), the events to recompute (`recompute`: the touched events and every event
+ * with items in a flipped cell) and each one's items after the batch (`event_items`, which the stored
+ * media lists are rendered from too), then `confidenceScores`. Rows whose count fell to zero stay in
+ * `user_venue_spots`; every read adds the counts up and keeps what is above zero.
  *
  * Every touched event is at a venue of an upserted item or of a replaced row (`prior` keeps the venue of
  * every replaced row for that), and every flipped cell is at a venue of a spot change, so `spots` holds
- * all the spot rows the routine checks read. Neighbourhoods are counted only at venues where the user's
- * spots fall on routineEvents events or more, before or after (`busy_venues`): a cell is routine only
- * when its neighbourhood has that many, and most users' venues have fewer (docs/performance.md §11);
- * without a busy venue (`exists`, a one-time filter) the neighbourhood parts of the plan never run.
- * A cell's status changes only when an event appears in its neighbourhood or leaves it, so `flipped`
- * looks only around the spot rows whose count crosses zero: adding items at an event's existing spots,
- * or re-sending them, looks at nothing. Each neighbourhood is counted by listing the cell's nine
- * surrounding cells first (`watched`, `item_cells`, materialized) and joining them to the spot rows on
- * all three columns, which hashes; with the offsets computed inside the join, the generic plan's
- * estimates (a few rows) make the planner join on the venue alone and compare every pair, which at a
- * busy venue costs more than the rest (docs/performance.md §11). An event's items are read per event
- * through an `offset 0` subquery, which keeps the (user, event) index: flattened into a join, the
- * planner reads all of the user's media by the primary key instead.
+ * all the spot rows the routine checks read. `busy_venues` counts events before or after the batch, as
+ * `flipped` needs both. A cell's status changes only when an event appears in its neighbourhood or
+ * leaves it, so `flipped` looks only around the spot rows whose count crosses zero: adding items at an
+ * event's existing spots, or re-sending them, looks at nothing; its neighbourhoods are listed first
+ * (`watched`) for the reason `item_cells` is.
  */
 export function confidenceCtes(userId: SQL): SQL {
   const user = sql`${userId}::uuid`;
@@ -119,6 +113,7 @@ export function confidenceCtes(userId: SQL): SQL {
       select m.event_id, m.media_id, m.taken_at, m.media_type, m.thumbnail_url, m.venue_id,
              m.spot_row::int as spot_row, m.spot_col::int as spot_col, m.weight
       from recompute r
+      -- offset 0: one (user, event) index probe per event, where a join reads all the user's media by its key
       cross join lateral (
         select * from media m where m.user_id = ${user} and m.event_id = r.event_id offset 0
       ) m
@@ -129,6 +124,23 @@ export function confidenceCtes(userId: SQL): SQL {
       from incoming
       where event_id in (select event_id from recompute)
     ),
+    ${confidenceScores()}`;
+}
+
+/**
+ * The rule's part over the rows: from `event_items` (each event's items to score: event, time, venue,
+ * spot cell, weight), `spots` (the user's spot rows after the change, `after_n` items) and `busy_venues`
+ * (at least the venues whose spots fall on routineEvents events), the routine cells of the items'
+ * neighbourhoods (`routine_cells`) and each event's summed weights, routine items at routineWeight, and
+ * its non-routine items' first and last capture (`scores`). Neighbourhoods are counted only at busy
+ * venues: a cell is routine only when its neighbourhood has that many events, and most users' venues have
+ * fewer; without a busy venue (`exists`, a one-time filter) the neighbourhood parts never run. Each
+ * neighbourhood is listed first (`item_cells`, materialized) and joined to the spot rows on all three
+ * columns, which hashes; with the offsets computed inside the join, the generic plan's estimates make the
+ * planner join on the venue alone and compare every pair (docs/performance.md §11).
+ */
+export function confidenceScores(): SQL {
+  return sql`
     item_cells as materialized (
       select distinct c.venue_id, c.spot_row, c.spot_col, c.spot_row + d.r as near_row, c.spot_col + d.c as near_col
       from event_items c cross join ${neighbours("d")}
@@ -141,7 +153,7 @@ export function confidenceCtes(userId: SQL): SQL {
       join spots s on s.venue_id = c.venue_id and s.spot_row = c.near_row and s.spot_col = c.near_col
       where s.after_n > 0
       group by 1, 2, 3
-      having count(distinct s.event_id) >= ${routine}
+      having count(distinct s.event_id) >= ${literal(p.routineEvents)}
     ),
     scores as (
       select i.event_id,
@@ -156,9 +168,52 @@ export function confidenceCtes(userId: SQL): SQL {
 }
 
 /**
+ * Every history row of one user scored again from the user's kept items and spot rows as stored: what
+ * the batches leave, computed whole. The items are reached through the history rows, one (user, event)
+ * lookup each, as a history page reaches them: media.user_id keeps no statistics (docs/architecture.md
+ * §6), so led by the user the planner expects 0.5 % of the table and hashes all of events. A history row
+ * with no kept item left has nothing to show for it: 0.
+ */
+export function userConfidenceUpdate(userId: string, defaultDurationMinutes: number): SQL {
+  const user = sql`${userId}::uuid`;
+  return sql`
+    with event_items as (
+      select m.event_id, m.taken_at, m.venue_id, m.spot_row::int as spot_row, m.spot_col::int as spot_col, m.weight
+      from user_events ue
+      -- offset 0: a row estimated per history row, not one in all, so the routine cells join by hash
+      cross join lateral (
+        select * from media m where m.user_id = ue.user_id and m.event_id = ue.event_id offset 0
+      ) m
+      where ue.user_id = ${user}
+    ),
+    spots as (
+      select venue_id, spot_row::int as spot_row, spot_col::int as spot_col, event_id, items as after_n
+      from user_venue_spots where user_id = ${user} and items > 0
+    ),
+    busy_venues as (
+      select venue_id from spots group by venue_id having count(distinct event_id) >= ${literal(p.routineEvents)}
+    ),
+    ${confidenceScores()}
+    update user_events ue set confidence = ${confidenceValue(
+      {
+        weights: sql`sc.weights`,
+        firstAt: sql`sc.first_at`,
+        lastAt: sql`sc.last_at`,
+        startsAt: sql`e.starts_at`,
+        endsAt: sql`e.ends_at`,
+      },
+      sql`${defaultDurationMinutes}`,
+    )}
+    from events e
+    left join scores sc on sc.event_id = e.id
+    where ue.user_id = ${user} and e.id = ue.event_id
+    returning ue.event_id`;
+}
+
+/**
  * An event's confidence in hundredths from its items' summed weights and its non-routine items' first
  * and last capture (any of them null for none) and the event's start and end (`endsAt` null: the
- * default duration): `eventConfidence` of src/confidence. `floor(x + 0.5)` rounds halves up as
+ * default duration). `floor(x + 0.5)` rounds halves up as
  * Math.round does; PostgreSQL's round() of a double may round them to even.
  */
 export function confidenceValue(

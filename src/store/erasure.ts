@@ -54,13 +54,12 @@ export function childrenFirst(
  * Erases the partner's user and everything stored for them in one transaction (docs/api.md §16); false,
  * with nothing changed, when the partner has no such user.
  *
- * The user's row is locked first, the lock every batch of the user takes (`mark_batch_sync`), so a batch
+ * The user's row is locked first, the lock every batch of the user takes (`open_user_batch`), so a batch
  * racing the erasure either committed before it, and its rows are erased with the rest, or waits and
  * then finds no user (404): no batch can write between the deletes. The profile goes last, since the
  * other tables reference it; with it go the email and phone keys, free for a new user.
  *
- * Other users are not held up: the erasure takes no lock but this user's rows, and its deletes find
- * the rows by index (sequential scans priced out, as a user's share of `media` is a sliver of it).
+ * Other users are not held up: the erasure takes no lock but this user's rows.
  */
 export async function eraseUser(store: Store, partnerId: string, userId: string): Promise<boolean> {
   return store.transaction(async (tx) => {
@@ -68,7 +67,6 @@ export async function eraseUser(store: Store, partnerId: string, userId: string)
       sql`select id from users where id = ${userId}::uuid and partner_id = ${partnerId} for update`,
     );
     if (locked.length === 0) return false;
-    await tx.rows(sql`set local enable_seqscan = off`);
     for (const table of await userTables(tx)) {
       await tx.rows(sql`delete from ${sql.identifier(table)} where user_id = ${userId}::uuid`);
     }

@@ -53,7 +53,8 @@ type EventCore = {
   billing: { performerId: number; isHeadliner: boolean | null }[];
 };
 
-const eventCores = renderedOnce(
+/** `readEventCores`'s statement (exported for test/store-plans-catalog.test.ts, which reads its plan). */
+export const eventCores = renderedOnce(
   ["eventIds"],
   ({ eventIds }) => sql`
     select ${catalogVersion} as catalog_version, e.id, e.name, e.starts_at_local, e.venue_id,
@@ -61,6 +62,7 @@ const eventCores = renderedOnce(
                 order by coalesce(ep.is_headliner, false) desc, ep.position, ep.performer_id), '[]')
          from event_performers ep where ep.event_id = e.id) as billing
     from unnest(${eventIds}::int[]) as r(id)
+    -- offset 0: one key probe per id, where a join would scan a mid-sized catalog for a page of ids
     left join lateral (select id, name, starts_at_local, venue_id from events where id = r.id offset 0) e on true`,
 );
 
@@ -70,8 +72,6 @@ const eventCores = renderedOnce(
  * even when none exists). Venues and performers are left to the server, which keeps them (few, and
  * shared by many events): with them looked up by key and each event's JSON built here, the statement
  * took markedly longer (docs/performance.md §7).
- * Events are read by primary key through an `offset 0` subquery, which the planner never turns into a
- * join over the whole table.
  */
 export async function readEventCores(
   store: Store,

@@ -38,10 +38,10 @@ export type { BatchWrite, KeptMedia };
  * The removal deletes the rows `previous` found, by row id (`ctid`), so no plan can visit more than those.
  * The ids stay valid through the statement: the upsert leaves items outside `incoming` alone, and only a
  * batch of this user writes this user's media, which the row lock keeps out. The event facts user_events
- * copies come from one key lookup per event (an `offset 0` subquery, which the planner never turns into
- * a scan of events), and every count change refreshes them. `replaced` is the part of `previous` the
- * batch rewrites or removes (not the re-sent unchanged items), worked out once for the touched events and
- * the spot counts; `upserted` returns the rewritten items' venue and spot for the same reason.
+ * copies come from one key lookup per event, and every count change refreshes them. `replaced` is the
+ * part of `previous` the batch rewrites or removes (not the re-sent unchanged items), worked out once for
+ * the touched events and the spot counts; `upserted` returns the rewritten items' venue and spot for the
+ * same reason.
  *
  * `rendered` writes the stored media list (`user_event_media`, see `mediaListJson`) of every event whose
  * items this batch changed: where an upserted row now is, where a rewritten or removed row was. A part
@@ -129,6 +129,7 @@ function batchStatementOf(s: Slots<BatchSlot>): SQL {
     from recompute k
     left join deltas d on d.event_id = k.event_id
     left join scores sc on sc.event_id = k.event_id
+    -- offset 0: one key probe per event, where a join would read all of a mid-sized catalog's events
     cross join lateral (
       select starts_at, ends_at, starts_at_local, venue_id, licensed from events where id = k.event_id offset 0
     ) e

@@ -7,7 +7,7 @@ import { batchStatement } from "./ingest.ts";
 export type MediaDeletion = { deleted: string[]; notFound: string[] };
 
 /**
- * The user lookup and row lock of a deletion: the lock a batch takes in `mark_batch_sync`, without moving
+ * The user lookup and row lock of a deletion: the lock a batch takes in `open_user_batch`, without moving
  * the sync mark or the received-since-sync flag (a deletion is not media received during a scan). The
  * lock serialises the deletion with the user's batches, which is what keeps the batch statement's count
  * deltas exact.

@@ -48,8 +48,7 @@ type StatsRow = {
  *
  * Venues and performers are not read here: looking each up by key cost more than the rest of the
  * statement (docs/performance.md §7), and they are few enough for the server to keep
- * (`VenuePerformerCache`). Catalog rows are read through `offset 0` subqueries, which the
- * planner never turns into joins over whole tables.
+ * (`VenuePerformerCache`).
  */
 const statsRowsQuery = renderedOnce(
   ["partnerId", "userId"],
@@ -66,14 +65,14 @@ const statsRowsQuery = renderedOnce(
       (select coalesce(json_agg(json_build_array(
                 v.event_id, v.starts_at_local, v.media_count, v.photo_count, v.video_count, v.venue_id,
                 (select coalesce(array_agg(performer_id), '{}') from event_performers
-                 where event_id = v.event_id offset 0))
+                 where event_id = v.event_id))
               order by v.starts_at, v.event_id), '[]')
          from visible v) as visible,
       (select name from events
-       where id = (select event_id from visible order by starts_at, event_id limit 1) offset 0)
+       where id = (select event_id from visible order by starts_at, event_id limit 1))
         as first_event_name,
       (select name from events
-       where id = (select event_id from visible order by starts_at desc, event_id desc limit 1) offset 0)
+       where id = (select event_id from visible order by starts_at desc, event_id desc limit 1))
         as latest_event_name
     from users u
     where u.id = ${userId} and u.partner_id = ${partnerId}

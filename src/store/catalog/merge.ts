@@ -183,17 +183,12 @@ export async function mergeEventChunk(
   return { inserted, updated: changed.size };
 }
 
-/**
- * Runs a join between a chunk and a whole catalog table as index probes. Without statistics on the
- * staging table the planner may prefer hashing the chunk and scanning the catalog table, once per chunk.
- */
+/** Runs `work` without hash joins, which would hash a staged chunk against a whole catalog table. */
 async function withIndexProbes<T>(tx: CatalogTransaction, work: () => Promise<T>): Promise<T> {
   await tx.query("set local enable_hashjoin = off");
-  await tx.query("set local enable_mergejoin = off");
   // Not in a finally: after a failure the transaction is aborted and rolls back anyway.
   const result = await work();
   await tx.query("set local enable_hashjoin = on");
-  await tx.query("set local enable_mergejoin = on");
   return result;
 }
 

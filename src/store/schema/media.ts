@@ -47,7 +47,7 @@ export const media = pgTable(
     /**
      * The item's confidence weight against the event it matched (`itemWeight`), fixed at match time as
      * the match itself is (docs/api.md §5). Double precision so the sums the store makes round to the
-     * same two decimals as the pure function; null for an item kept before confidence existed.
+     * same two decimals as the test model; null for an item kept before confidence existed.
      */
     weight: doublePrecision("weight"),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),

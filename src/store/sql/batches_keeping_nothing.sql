@@ -10,7 +10,7 @@
 --    `no_user`;
 -- 2. whether any of its ids is stored (media_replaced.sql), looked up after the lock: each statement
 --    here takes a fresh snapshot, so it sees every batch of this user that committed first;
--- 3. only when none is, the sync mark (batch_sync_mark.sql): `written`. A batch with stored ids writes
+-- 3. only when none is, the sync mark (`advance_sync_mark`, sync_mark.sql): `written`. A batch with stored ids writes
 --    nothing here (`replaces_stored`).
 --
 -- A `user_busy` or `replaces_stored` batch is sent again as a whole batch, which waits for the lock and
@@ -44,7 +44,7 @@ BEGIN
     ELSIF EXISTS (SELECT 1 FROM media_replaced(batch_users[i], ids)) THEN
       outcome := 'replaces_stored';
     ELSE
-      last_sync_ms := batch_sync_mark(batch_users[i], batch_partners[i], true);
+      last_sync_ms := advance_sync_mark(batch_users[i], batch_partners[i], true);
       outcome := 'written';
     END IF;
     RETURN NEXT;

@@ -9,20 +9,18 @@
 -- * Anyone else gets one primary-key probe per id, as before, so a batch costs the same for a user with
 --   5,000 items as for one with 500,000.
 --
--- Both branches run on plans cached per connection instead of planned per call (planning the probe took
--- about 0.1 ms a batch). Neither plan depends on the table's statistics: sequential scans, merge joins
--- and nested loops are priced out, so the range is an index range whatever size `media` had when the
--- plan was made, and the ids meet it in a hash (a plan made while the user's range looked a row long
--- would otherwise compare every item with every id; the semi-join dedupes repeated ids). The probe, a
--- lateral join, has no plan but the nested loop over the primary key, whose cost the setting inflates:
--- JIT is off here so that the inflated estimate never makes it compile.
+-- The range meets the ids in a semi-join, which dedupes repeated ids. Each setting below holds a plan
+-- test/store-plans.test.ts reads.
 CREATE OR REPLACE FUNCTION media_replaced(batch_user uuid, batch_ids text[])
 RETURNS TABLE (row_id tid, replaced_media_id text, replaced_event_id integer, replaced_media_type text)
 LANGUAGE plpgsql STABLE
+-- One plan per connection: left to choose, batches of a few ids would have the probe planned on every call.
 SET plan_cache_mode = force_generic_plan
+-- A plan made while media was empty would go on scanning it as it grows.
 SET enable_seqscan = off
-SET enable_mergejoin = off
+-- A range that looked a row long would otherwise be met with the ids by comparing every item with every id.
 SET enable_nestloop = off
+-- The probe, a lateral join, has no plan but the nested loop, whose inflated cost must not make it compile.
 SET jit = off
 AS $$
 DECLARE

@@ -3,7 +3,7 @@
 -- batch that started earlier commits later. Returns the mark in epoch milliseconds, or null when the
 -- partner has no such user. plpgsql, not sql, so that its UPDATE's plan is cached per connection
 -- instead of made on every call.
-CREATE OR REPLACE FUNCTION batch_sync_mark(batch_user uuid, batch_partner text, accepted_any boolean)
+CREATE OR REPLACE FUNCTION advance_sync_mark(batch_user uuid, batch_partner text, accepted_any boolean)
 RETURNS double precision
 LANGUAGE plpgsql
 AS $$
@@ -24,17 +24,22 @@ $$;
 -- one write, so a user that is not this partner's must stop the statements already sent after it:
 -- raising aborts the transaction, the later statements fail unrun and the COMMIT rolls back; the caller
 -- reads SQLSTATE P0002 (no_data_found) as "no such user". Another partner's user is not told apart.
-CREATE OR REPLACE FUNCTION mark_batch_sync(batch_user uuid, batch_partner text, accepted_any boolean)
+CREATE OR REPLACE FUNCTION open_user_batch(batch_user uuid, batch_partner text, accepted_any boolean)
 RETURNS double precision
 LANGUAGE plpgsql
 AS $$
 DECLARE
   mark double precision;
 BEGIN
-  mark := batch_sync_mark(batch_user, batch_partner, accepted_any);
+  mark := advance_sync_mark(batch_user, batch_partner, accepted_any);
   IF mark IS NULL THEN
     RAISE EXCEPTION 'no such user for this partner' USING ERRCODE = 'no_data_found';
   END IF;
   RETURN mark;
 END
 $$;
+--> statement-breakpoint
+-- The names these two had before (migrations 0002, 0011), gone so that no caller finds the old bodies.
+DROP FUNCTION IF EXISTS mark_batch_sync(uuid, text, boolean);
+--> statement-breakpoint
+DROP FUNCTION IF EXISTS batch_sync_mark(uuid, text, boolean);

@@ -1,0 +1,98 @@
+import {
+  CONFIDENCE,
+  type ConfidenceParameters,
+  type ItemPlace,
+  itemWeight,
+  spotCell,
+} from "../../src/confidence/confidence.ts";
+
+/**
+ * An independent model of a user's event confidence (docs/api.md §15), written from the formula in
+ * plain loops: the tests hold the store's one definition (src/store/confidenceSql.ts) to it, and the
+ * quality benchmark ranks with it (free to vary the parameters) where a database would slow it down.
+ */
+
+export type EventItem = ItemPlace & { takenAtMs: number; routine: boolean };
+
+const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
+const twoDecimals = (x: number) => Math.round(x * 100) / 100;
+
+/** Unrounded: what ranking compares; the API reports eventConfidence() of the same items. */
+export function rawEventConfidence(
+  items: readonly EventItem[],
+  startMs: number,
+  endMs: number,
+  p: ConfidenceParameters = CONFIDENCE,
+): number {
+  let weights = 0;
+  let first = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
+  for (const item of items) {
+    weights += itemWeight(item, p) * (item.routine ? p.routineWeight : 1);
+    if (item.routine) continue;
+    first = Math.min(first, item.takenAtMs);
+    last = Math.max(last, item.takenAtMs);
+  }
+  const duration = endMs - startMs;
+  const span = last > first && duration > 0 ? clamp01((last - first) / duration) : 0;
+  return 1 - Math.exp(-(p.itemEvidence * weights + p.spanEvidence * span));
+}
+
+/** A user's attendance at an event, from all of the user's kept items there. */
+export function eventConfidence(
+  items: readonly EventItem[],
+  startMs: number,
+  endMs: number,
+  p: ConfidenceParameters = CONFIDENCE,
+): number {
+  return twoDecimals(rawEventConfidence(items, startMs, endMs, p));
+}
+
+/** A user's kept item at a venue, for finding routine spots. */
+export type VenueItem = { eventId: number; latitude: number; longitude: number };
+
+/**
+ * Which of a user's kept items at one venue are routine: outside the core, with the 3 × 3 cells
+ * around the item's own holding kept items of at least routineEvents different events.
+ */
+export function routineFlags(
+  items: readonly VenueItem[],
+  venue: { latitude: number; longitude: number; radiusM: number },
+  p: ConfidenceParameters = CONFIDENCE,
+): boolean[] {
+  const cells = items.map((item) => spotCell(item, venue, p));
+  // Cells lie within radius / spotM of the venue (10,000 at a 10 km radius and 1 m cells): keys never collide.
+  const key = (row: number, column: number) => row * 100_000 + column;
+  const eventsByCell = new Map<number, Set<number>>();
+  cells.forEach((cell, i) => {
+    if (cell === null) return;
+    const at = key(cell.row, cell.column);
+    const events = eventsByCell.get(at) ?? new Set<number>();
+    events.add((items[i] as VenueItem).eventId);
+    eventsByCell.set(at, events);
+  });
+  // Items of one cell share the answer; counting stops at routineEvents.
+  const answers = new Map<number, boolean>();
+  const routineAround = (row: number, column: number): boolean => {
+    const events = new Set<number>();
+    for (let dr = -1; dr <= 1; dr++) {
+      for (let dc = -1; dc <= 1; dc++) {
+        for (const id of eventsByCell.get(key(row + dr, column + dc)) ?? []) {
+          events.add(id);
+          if (events.size >= p.routineEvents) return true;
+        }
+      }
+    }
+    return false;
+  };
+  return cells.map((cell) => {
+    if (cell === null) return false;
+    const at = key(cell.row, cell.column);
+    let answer = answers.get(at);
+    if (answer === undefined) {
+      answer = routineAround(cell.row, cell.column);
+      answers.set(at, answer);
+    }
+    return answer;
+  });
+}
