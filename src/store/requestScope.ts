@@ -3,6 +3,19 @@ import { AsyncLocalStorage } from "node:async_hooks";
 /** A statement the driver can still call off: queued, it is dropped; running, PostgreSQL is asked to stop it. */
 export type Cancellable = PromiseLike<unknown> & { cancel(): unknown };
 
+/**
+ * Calls a statement off where that touches no other statement: not yet sent (the driver drops it) or
+ * running (PostgreSQL is asked to stop it). One already sent behind another on its connection is left to
+ * run and its answer dropped: postgres.js hands a called-off queued statement's rows to the statement
+ * after it, which may be another request's (test/store-request-scope.test.ts). `state` and `active` are
+ * the driver's own marks of a statement sent to a connection and of the one the connection is running.
+ */
+function callOff(statement: Cancellable): void {
+  const { state, active } = statement as { state?: unknown; active?: boolean };
+  if (state && !active) return;
+  void Promise.resolve(statement.cancel()).catch(() => {});
+}
+
 /** Why a scope ended early, as its owner and the logs name it. */
 export type AbortReason = "deadline" | "client_gone";
 
@@ -98,7 +111,7 @@ export class RequestScope {
   abort(reason: AbortReason): void {
     if (this.#abortedBy !== null || (this.#ended && this.#holds.size === 0)) return;
     this.#abortedBy = reason;
-    for (const statement of this.#statements) void Promise.resolve(statement.cancel()).catch(() => {});
+    for (const statement of this.#statements) callOff(statement);
     this.#statements.clear();
     const releases = [...this.#holds];
     this.#holds.clear();

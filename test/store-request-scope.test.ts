@@ -1,0 +1,47 @@
+/**
+ * A request that ends early calls off its statements (src/store/requestScope.ts) without touching any
+ * other request's: on a pool connection, statements of several requests are sent one behind another,
+ * and the answer each one gets must be its own.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { RequestScope, withinScope } from "../src/store/requestScope.ts";
+import { createTestDatabase, type TestDatabase } from "./support/database.ts";
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  // One connection, so that every statement below is sent behind the one before it.
+  database = await createTestDatabase(1);
+});
+
+afterAll(async () => {
+  await database.drop();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test("statements queued behind a called-off request's answer their own requests", async () => {
+  const { store } = database;
+  for (let round = 0; round < 5; round++) {
+    const leaving = new RequestScope(60_000);
+    const staying = new RequestScope(60_000);
+    const slow = withinScope(leaving, () =>
+      store.rows<{ v: string }>(sql`select pg_sleep(0.3)::text as v, 'slow' as tag`),
+    );
+    const queued = withinScope(leaving, () => store.rows<{ v: string }>(sql`select 'queued' as v`));
+    const others = withinScope(staying, () =>
+      Promise.all([
+        store.rows<{ w: string; n: number }>(sql`select 'other' as w, 42 as n`),
+        store.rows<{ x: number }>(sql`select 7 as x`),
+      ]),
+    );
+    await sleep(100);
+    leaving.abort("client_gone");
+    await Promise.allSettled([slow, queued]);
+    expect(await others).toEqual([[{ w: "other", n: 42 }], [{ x: 7 }]]);
+    staying.end();
+  }
+  // The connection is in step afterwards: a plain statement gets its own answer.
+  expect(await store.rows(sql`select 'after' as v`)).toEqual([{ v: "after" }]);
+}, 30_000);
