@@ -5,17 +5,26 @@ import type { MatchSettings } from "../src/shards/matcher.ts";
 import { best, type Candidate, CandidateFinder, SCORE, TIME_FIRST } from "./quality/candidates.ts";
 import { evaluate, type RuleResult } from "./quality/evaluate.ts";
 import { confidenceRanker, ITEM_COUNT, type Ranker } from "./quality/rankers.ts";
-import { rankedTable, rulesTable, thresholdTable, writeChart } from "./quality/report.ts";
+import {
+  kindsRankedTable,
+  precisionAt95Line,
+  rankedTable,
+  rulesTable,
+  thresholdTable,
+  writeChart,
+} from "./quality/report.ts";
 import { generateWorld } from "./quality/world.ts";
+import { MIX_USERS, MIXES, type Mix, NEW_KINDS } from "./quality/worldModel.ts";
 import { writeResultJson } from "./report/write.ts";
 
 /**
- * `bun run bench:quality [--seed S] [--users N] [--cities N]`
+ * `bun run bench:quality [--seed S] [--users N] [--cities N] [--mix old|new|all]`
  * How right users' histories are: simulated camera rolls with known truth (load/quality/world.ts)
  * matched in-process by the real engine under the rule of docs/api.md §5, and by the rule it
  * replaced (time distance first, applied here to the same candidates). Prints precision and recall of
  * attended events per kind of user, unranked and ranked, and writes JSON and an SVG chart to
- * load/results/.
+ * load/results/. `--mix old` is the first version's users (400 by default); `new` the kinds it did not
+ * model, with season-ticket holders (400); `all` both (800, the default).
  */
 
 const SETTINGS: MatchSettings = {
@@ -33,9 +42,18 @@ function option(name: string, fallback: number): number {
   return value;
 }
 
+function mixOption(): Mix {
+  const at = process.argv.indexOf("--mix");
+  const value = at >= 0 ? process.argv[at + 1] : "all";
+  if (!MIXES.includes(value as Mix)) throw new Error(`--mix takes one of ${MIXES.join(", ")}`);
+  return value as Mix;
+}
+
+const mix = mixOption();
 const options = {
+  mix,
   seed: option("seed", 1),
-  users: option("users", 400),
+  users: option("users", MIX_USERS[mix]),
   cities: option("cities", 15),
   venuesPerCity: 20,
 };
@@ -127,6 +145,12 @@ console.log(`\nUnranked: every event in the history (before = ${before.rule}, af
 console.log(rulesTable(before, after));
 console.log("\nRanked by confidence:\n");
 console.log(rankedTable(results, ["attending kinds", "all kinds", "season-ticket", "resident"]));
+console.log(`\n${precisionAt95Line(after, "confidence", ["all kinds", "attending kinds"])}`);
+if (mix !== "old") {
+  console.log(`\nThe kinds the first version did not model, ${after.rule}, ranked by confidence:\n`);
+  const kinds = [...NEW_KINDS, "season-ticket", "attending kinds", "all kinds"];
+  console.log(kindsRankedTable(after, "confidence", kinds));
+}
 console.log(`\nThe amended rule's histories at min_confidence ${SUGGESTED_MIN_CONFIDENCE}:\n`);
 console.log(thresholdTable(after, "confidence", SUGGESTED_MIN_CONFIDENCE));
 console.log(`\nwrote ${json} and ${svg}`);

@@ -4,7 +4,12 @@
  * lowering a neighbour's events while a season-ticket holder in the stands keeps hers.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { itemConfidence, itemPlace, SUGGESTED_MIN_CONFIDENCE } from "../src/confidence/confidence.ts";
+import {
+  itemConfidence,
+  itemPlace,
+  SUGGESTED_MIN_CONFIDENCE,
+  spotCell,
+} from "../src/confidence/confidence.ts";
 import { createUser, localInstant, seedCatalog, sendMedia } from "./support/catalogFixtures.ts";
 import { type EventItem, eventConfidence } from "./support/confidenceModel.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
@@ -56,7 +61,13 @@ function expectedAt(n: number, items: { takenAt: string; where: typeof CENTRE }[
   const event = { startsAtMs: startMs(n), endsAtMs: startMs(n) + 3 * 3_600_000 };
   const placed: EventItem[] = items.map(({ takenAt, where }) => {
     const takenAtMs = Date.parse(takenAt);
-    return { ...itemPlace({ ...where, takenAtMs }, VENUE, event, SETTINGS), takenAtMs, routine: false };
+    const inCore = spotCell(where, VENUE) === null;
+    return {
+      ...itemPlace({ ...where, takenAtMs }, VENUE, event, SETTINGS),
+      takenAtMs,
+      inCore,
+      routine: false,
+    };
   });
   return eventConfidence(placed, event.startsAtMs, event.endsAtMs);
 }
@@ -79,7 +90,13 @@ describe("confidence in the batch answer and the history", () => {
       SETTINGS,
     );
     expect(first.body.matches).toEqual([
-      { media_id: "door", matched: true, event_id: 100, venue_id: 1, confidence: itemConfidence(door) },
+      {
+        media_id: "door",
+        matched: true,
+        event_id: 100,
+        venue_id: 1,
+        confidence: itemConfidence(door, false),
+      },
       { media_id: "nowhere", matched: false, event_id: null, venue_id: null, confidence: null },
     ]);
     const low = expectedAt(0, [{ takenAt: at(0, -90), where: EDGE }]);

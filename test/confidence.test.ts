@@ -28,6 +28,15 @@ const START = Date.UTC(2025, 5, 1, 19);
 const END = START + 180 * MINUTE;
 
 const share = fc.double({ min: 0, max: 1, noNaN: true });
+/** The core's share of the 500 m radius these items are measured against: max(coreMinM, coreShare × 500). */
+const CORE = Math.max(CONFIDENCE.coreMinM, CONFIDENCE.coreShare * 500) / 500;
+/** An item at `distanceShare` as a store sees it: in the core or not, and routine only outside it. */
+const placedAt = (item: EventItem, distanceShare: number): EventItem => ({
+  ...item,
+  distanceShare,
+  inCore: distanceShare <= CORE,
+  routine: item.routine && distanceShare > CORE,
+});
 const placeArbitrary: fc.Arbitrary<ItemPlace> = fc
   .record({ distanceShare: share, timeShare: share, side: fc.constantFrom("before", "inside", "after") })
   .map(({ distanceShare, timeShare, side }) => ({
@@ -41,10 +50,13 @@ const itemArbitrary: fc.Arbitrary<EventItem> = fc
     minutes: fc.integer({ min: -120, max: 240 }),
     routine: fc.boolean(),
   })
-  .map(({ place, minutes, routine }) => ({ ...place, takenAtMs: START + minutes * MINUTE, routine }));
+  .map(({ place, minutes, routine }) =>
+    placedAt({ ...place, takenAtMs: START + minutes * MINUTE, inCore: false, routine }, place.distanceShare),
+  );
 const itemsArbitrary = fc.array(itemArbitrary, { minLength: 1, maxLength: 12 });
 
 const confidenceOf = (items: readonly EventItem[]) => rawEventConfidence(items, START, END);
+const itemConfidenceOf = (item: EventItem) => itemConfidence(item, item.inCore);
 
 describe("bounds and rounding", () => {
   test("weights are in (0, 1]; confidences in [0, 1] with at most two decimals", () => {
@@ -53,7 +65,8 @@ describe("bounds and rounding", () => {
         const weight = itemWeight(place);
         expect(weight).toBeGreaterThan(0);
         expect(weight).toBeLessThanOrEqual(1);
-        for (const value of [eventConfidence(items, START, END), itemConfidence(place)]) {
+        const alone = [itemConfidence(place, true), itemConfidence(place, false)];
+        for (const value of [eventConfidence(items, START, END), ...alone]) {
           expect(value).toBeGreaterThanOrEqual(0);
           expect(value).toBeLessThanOrEqual(1);
           expect(Math.round(value * 100) / 100).toBe(value);
@@ -76,7 +89,7 @@ describe("bounds and rounding", () => {
     expect(eventConfidence([], START, END)).toBe(0);
     expect(
       eventConfidence(
-        [{ distanceShare: 0, timeShare: 0, before: false, takenAtMs: START, routine: false }],
+        [{ distanceShare: 0, timeShare: 0, before: false, takenAtMs: START, inCore: true, routine: false }],
         START,
         START,
       ),
@@ -90,9 +103,9 @@ describe("monotonic in each input", () => {
       fc.property(itemsArbitrary, fc.nat(), share, (items, which, closer) => {
         const i = which % items.length;
         const item = items[i] as EventItem;
-        const moved = items.with(i, { ...item, distanceShare: Math.min(item.distanceShare, closer) });
-        expect(confidenceOf(moved)).toBeGreaterThanOrEqual(confidenceOf(items));
-        expect(itemConfidence(moved[i] as EventItem)).toBeGreaterThanOrEqual(itemConfidence(item));
+        const near = items.with(i, placedAt(item, Math.min(item.distanceShare, closer)));
+        expect(confidenceOf(near)).toBeGreaterThanOrEqual(confidenceOf(items));
+        expect(itemConfidenceOf(near[i] as EventItem)).toBeGreaterThanOrEqual(itemConfidenceOf(item));
       }),
     );
   });
@@ -102,9 +115,9 @@ describe("monotonic in each input", () => {
       fc.property(itemsArbitrary, fc.nat(), share, fc.boolean(), (items, which, nearer, inside) => {
         const i = which % items.length;
         const item = items[i] as EventItem;
-        const moved = items.with(i, { ...item, timeShare: inside ? 0 : Math.min(item.timeShare, nearer) });
-        expect(confidenceOf(moved)).toBeGreaterThanOrEqual(confidenceOf(items));
-        expect(itemConfidence(moved[i] as EventItem)).toBeGreaterThanOrEqual(itemConfidence(item));
+        const timed = items.with(i, { ...item, timeShare: inside ? 0 : Math.min(item.timeShare, nearer) });
+        expect(confidenceOf(timed)).toBeGreaterThanOrEqual(confidenceOf(items));
+        expect(itemConfidenceOf(timed[i] as EventItem)).toBeGreaterThanOrEqual(itemConfidenceOf(item));
       }),
     );
   });
@@ -151,6 +164,47 @@ describe("monotonic in each input", () => {
   });
 });
 
+describe("bystanders: evidence from outside the core saturates", () => {
+  const outsideItems = itemsArbitrary.map((items) =>
+    items.map((item) => placedAt(item, CORE + (1 - CORE) * Math.max(item.distanceShare, 0.01))),
+  );
+  const ceiling = 1 - Math.exp(-CONFIDENCE.outsideCap);
+
+  test("no number of items outside the core, and no span of them, lifts an event past 1 − e^(−outsideCap)", () => {
+    fc.assert(
+      fc.property(outsideItems, fc.integer({ min: 1, max: 30 }), (items, copies) => {
+        const many = Array.from({ length: copies }, () => items).flat();
+        expect(confidenceOf(many)).toBeLessThanOrEqual(ceiling);
+      }),
+    );
+  });
+
+  test("the same items in the core give more, and so does any one of them moved in", () => {
+    fc.assert(
+      fc.property(outsideItems, fc.nat(), (items, which) => {
+        const inCore = items.map((item) => ({ ...item, inCore: true, routine: false }));
+        expect(confidenceOf(inCore)).toBeGreaterThan(confidenceOf(items));
+        const i = which % items.length;
+        const one = items.with(i, { ...(items[i] as EventItem), inCore: true, routine: false });
+        expect(confidenceOf(one)).toBeGreaterThanOrEqual(confidenceOf(items));
+      }),
+    );
+  });
+
+  test("more items outside the core stop raising it rather than lower it", () => {
+    fc.assert(
+      fc.property(outsideItems, (items) => {
+        let previous = 0;
+        for (let copies = 1; copies <= 8; copies++) {
+          const value = confidenceOf(Array.from({ length: copies }, () => items).flat());
+          expect(value).toBeGreaterThanOrEqual(previous);
+          previous = value;
+        }
+      }),
+    );
+  });
+});
+
 describe("the API reference's worked examples (radius 500 m, 120 min before, 60 after, a 3-hour show)", () => {
   const at = (metres: number, minutes: number, routine = false): EventItem => {
     const before = minutes < 0;
@@ -160,44 +214,69 @@ describe("the API reference's worked examples (radius 500 m, 120 min before, 60 
       timeShare: before ? -minutes / 120 : after ? (minutes - 180) / 60 : 0,
       before,
       takenAtMs: START + minutes * MINUTE,
+      inCore: metres <= CORE * 500,
       routine,
     };
   };
+
+  const hotel = [0, 45, 90, 135, 170].map((minutes) => at(250, minutes));
+  const bar = [10, 60, 110, 160].map((minutes) => at(350, minutes));
+  const tailgater = [at(300, -120), at(300, -75), at(300, -30), at(25, 40), at(25, 150)];
 
   // Each row of the table in docs/api.md §15, in its order.
   const examples: [string, EventItem[], number][] = [
     ["one photo near the centre during the show", [at(25, 60)], 0.67],
     ["one photo at a fifth of the radius during the show", [at(100, 60)], 0.58],
-    ["one photo at a quarter of the radius during the show", [at(125, 60)], 0.52],
+    ["one photo at a quarter of the radius (outside the core) during the show", [at(125, 60)], 0.35],
     ["one photo near the centre, 20 minutes before the start", [at(25, -20)], 0.64],
-    ["one photo at 90 % of the radius, 100 minutes before the start", [at(450, -100)], 0.2],
-    ["one photo at half the radius, 30 minutes after the end", [at(250, 210)], 0.24],
+    ["one photo at 90 % of the radius, 100 minutes before the start", [at(450, -100)], 0.17],
+    ["one photo at half the radius, 30 minutes after the end", [at(250, 210)], 0.2],
     ["two photos near the centre, 10 minutes apart", [at(25, 60), at(25, 70)], 0.9],
     [
       "three photos near the centre at 10, 90 and 170 minutes in",
       [at(25, 10), at(25, 90), at(25, 170)],
       0.99,
     ],
-    ["one photo 300 m out during the show", [at(300, 60)], 0.32],
-    ["the same photo from a routine spot", [at(300, 60, true)], 0.06],
+    ["one photo 300 m out during the show", [at(300, 60)], 0.25],
+    ["the same photo from a routine spot", [at(300, 60, true)], 0.05],
+    ["a hotel guest: five photos from a room 250 m out through the show", hotel, 0.45],
+    ["a bar regular: four photos from a bar 350 m out through the game", bar, 0.45],
+    ["the same bar on a routine night", bar.map((item) => ({ ...item, routine: true })), 0.17],
+    ["a tailgater: three photos in a lot 300 m out before the start, two in the stands", tailgater, 0.98],
+    ["the tailgater's lot alone", tailgater.slice(0, 3), 0.43],
   ];
 
   test.each(examples)("%s", (_, items, expected) => {
     expect(eventConfidence(items, START, END)).toBe(expected);
     if (items.length === 1 && !(items[0] as EventItem).routine)
-      expect(itemConfidence(items[0] as EventItem)).toBe(expected);
+      expect(itemConfidenceOf(items[0] as EventItem)).toBe(expected);
   });
 
-  test("three photos from a home 300 m away within twenty minutes: 0.73, or 0.16 when that spot is a routine", () => {
+  test("a festival-ground neighbour (radius 1000 m, an 11-hour day): home and street photos stay at 0.45", () => {
+    const day = 660;
+    const near = (metres: number, minutes: number): EventItem => ({
+      distanceShare: metres / 1000,
+      timeShare: 0,
+      before: false,
+      takenAtMs: START + minutes * MINUTE,
+      inCore: metres <= 200,
+      routine: false,
+    });
+    const home = [30, 150, 270, 390, 510, 640].map((minutes) => near(600, minutes));
+    const street = [near(850, 200), near(900, 420)];
+    expect(eventConfidence([...home, ...street], START, START + day * MINUTE)).toBe(0.45);
+  });
+
+  test("three photos from a home 300 m away within twenty minutes: 0.41, or 0.14 when that spot is a routine", () => {
     const home = [at(300, 60), at(300, 70), at(300, 80)];
-    expect(eventConfidence(home, START, END)).toBe(0.73);
+    expect(eventConfidence(home, START, END)).toBe(0.41);
     expect(
       eventConfidence(
         home.map((item) => ({ ...item, routine: true })),
         START,
         END,
       ),
-    ).toBe(0.16);
+    ).toBe(0.14);
   });
 });
 

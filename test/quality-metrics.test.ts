@@ -26,8 +26,8 @@ describe("ranked precision and recall", () => {
     ];
     const metrics = ranked(pairs, 2);
     expect(metrics.curve).toEqual([
-      { recall: 0.5, precision: 1, threshold: 2 },
-      { recall: 1, precision: 0.5, threshold: 1 },
+      { recall: 0.5, precision: 1, threshold: 2, shown: 1 },
+      { recall: 1, precision: 0.5, threshold: 1, shown: 4 },
     ]);
     expect(metrics.precisionAt95).toBe(0.5);
     expect(metrics.averagePrecision).toBeCloseTo(0.5 * 1 + 0.5 * 0.5);

@@ -133,6 +133,7 @@ async function expectedOf(
       list.push({
         ...itemPlace(item, venue, event, SETTINGS),
         takenAtMs: r.taken_ms,
+        inCore: spotCell(item, venue) === null,
         routine: flags[i] === true,
       });
       byEvent.set(r.event_id, list);

@@ -1,7 +1,7 @@
 import type { Candidate } from "./candidates.ts";
 import { type Counts, precision, type RankedMetrics, ranked, recall, type Scored } from "./metrics.ts";
 import type { Attendance, KeptItem, Ranker } from "./rankers.ts";
-import { ATTENDING_KINDS, USER_KINDS, type World } from "./worldModel.ts";
+import { ATTENDING_KINDS, type UserKind, type World } from "./worldModel.ts";
 
 /**
  * Histories as the service would build them from one rule's answers (an event is in the history when
@@ -9,8 +9,8 @@ import { ATTENDING_KINDS, USER_KINDS, type World } from "./worldModel.ts";
  * of user, for the kinds that attend and for everyone.
  */
 
-const GROUPS = [...USER_KINDS, "attending kinds", "all kinds"] as const;
-export type Group = (typeof GROUPS)[number];
+const TOTALS = ["attending kinds", "all kinds"] as const;
+export type Group = UserKind | (typeof TOTALS)[number];
 
 export type GroupResult = {
   group: Group;
@@ -29,7 +29,7 @@ export type GroupResult = {
 
 export type RuleResult = { rule: string; kept: number; groups: GroupResult[] };
 
-function groupsOf(kind: (typeof USER_KINDS)[number]): Group[] {
+function groupsOf(kind: UserKind): Group[] {
   return ATTENDING_KINDS.includes(kind) ? [kind, "attending kinds", "all kinds"] : [kind, "all kinds"];
 }
 
@@ -53,10 +53,12 @@ export function evaluate(
     byUser.set(photo.user, events);
   });
 
+  // The mix's kinds only, so that a mix reports what it simulated.
+  const names: Group[] = [...world.kinds, ...TOTALS];
   type Tally = Counts & { users: number; fromEvents: number };
   const counts = new Map<Group, Tally>();
   const pairs = new Map<Group, Scored[][]>();
-  for (const group of GROUPS) {
+  for (const group of names) {
     counts.set(group, { users: 0, truth: 0, shown: 0, correct: 0, fromEvents: 0 });
     pairs.set(
       group,
@@ -93,7 +95,7 @@ export function evaluate(
     }
   }
 
-  const groups = GROUPS.map((group): GroupResult => {
+  const groups = names.map((group): GroupResult => {
     const c = counts.get(group) as Tally;
     const lists = pairs.get(group) as Scored[][];
     return {

@@ -14,8 +14,8 @@ export type RankedMetrics = {
   precisionAt90: number | null;
   precisionAt95: number | null;
   averagePrecision: number;
-  /** (recall, precision, threshold) at each distinct confidence, highest first. */
-  curve: { recall: number; precision: number; threshold: number }[];
+  /** (recall, precision, events shown) at each distinct confidence (threshold), highest first. */
+  curve: { recall: number; precision: number; threshold: number; shown: number }[];
 };
 
 export const precision = (c: Counts) => (c.shown === 0 ? 1 : c.correct / c.shown);
@@ -43,7 +43,7 @@ export function ranked(pairs: readonly Scored[], truth: number): RankedMetrics {
     const p = correct / shown;
     averagePrecision += (r - lastRecall) * p;
     lastRecall = r;
-    curve.push({ recall: r, precision: p, threshold });
+    curve.push({ recall: r, precision: p, threshold, shown });
   }
   const at = (target: number) => {
     let bestPrecision: number | null = null;
@@ -71,13 +71,16 @@ export function thin<T>(curve: readonly T[], points: number): T[] {
   return kept;
 }
 
-/** Precision and recall of the events at or above a confidence threshold (a min_confidence filter). */
+/**
+ * Precision, recall and the number of events shown at or above a confidence threshold (a min_confidence
+ * filter).
+ */
 export function atThreshold(
   metrics: RankedMetrics,
   threshold: number,
-): { precision: number; recall: number } {
+): { precision: number; recall: number; shown: number } {
   const point = metrics.curve.filter((c) => c.threshold >= threshold).at(-1);
   return point === undefined
-    ? { precision: 1, recall: 0 }
-    : { precision: point.precision, recall: point.recall };
+    ? { precision: 1, recall: 0, shown: 0 }
+    : { precision: point.precision, recall: point.recall, shown: point.shown };
 }

@@ -1,4 +1,9 @@
-import { CONFIDENCE, type ConfidenceParameters, itemPlace } from "../../src/confidence/confidence.ts";
+import {
+  CONFIDENCE,
+  type ConfidenceParameters,
+  itemPlace,
+  spotCell,
+} from "../../src/confidence/confidence.ts";
 import type { MatchSettings } from "../../src/shards/matcher.ts";
 import { type EventItem, eventConfidence, routineFlags } from "../../test/support/confidenceModel.ts";
 import type { Candidate } from "./candidates.ts";
@@ -76,11 +81,16 @@ export function confidenceRanker(
       }
       return new Map(
         history.map((a) => {
-          const items: EventItem[] = a.items.map((item) => ({
-            ...itemPlace(item.photo, a.venue, a.event, settings),
-            takenAtMs: item.photo.takenAtMs,
-            routine: routine.has(item),
-          }));
+          const items: EventItem[] = a.items.map((item) => {
+            const { venue, radiusM } = item.candidate;
+            const core = { latitude: venue.latitude, longitude: venue.longitude, radiusM };
+            return {
+              ...itemPlace(item.photo, a.venue, a.event, settings),
+              takenAtMs: item.photo.takenAtMs,
+              inCore: spotCell(item.photo, core, parameters) === null,
+              routine: routine.has(item),
+            };
+          });
           return [a.event.id, eventConfidence(items, a.event.startsAtMs, a.endMs, parameters)];
         }),
       );

@@ -46,8 +46,9 @@ export function rankedTable(results: readonly RuleResult[], groups: readonly str
   const rows: (string | number)[][] = [];
   for (const group of groups) {
     for (const result of results) {
-      const g = result.groups.find((x) => x.group === group) as GroupResult;
-      for (const { ranker, metrics } of g.ranked) {
+      // A group the mix has no users of (residents in the new mix) has no row.
+      const g = result.groups.find((x) => x.group === group);
+      for (const { ranker, metrics } of g?.ranked ?? []) {
         rows.push([
           group,
           result.rule,
@@ -65,12 +66,58 @@ export function rankedTable(results: readonly RuleResult[], groups: readonly str
   );
 }
 
-/** Each kind of user's history filtered at one min_confidence, by the named ranker and rule. */
+/** One rule's ranked quality by one ranker, a row for each group named. */
+export function kindsRankedTable(result: RuleResult, ranker: string, groups: readonly string[]): string {
+  const rows: (string | number)[][] = [];
+  for (const group of groups) {
+    const g = result.groups.find((x) => x.group === group);
+    const metrics = g?.ranked.find((r) => r.ranker === ranker)?.metrics;
+    if (g === undefined || metrics === undefined) continue;
+    rows.push([
+      group,
+      g.users,
+      g.truth,
+      fixed(metrics.precisionAt90),
+      fixed(metrics.precisionAt95),
+      fixed(metrics.averagePrecision),
+    ]);
+  }
+  return table(
+    ["kind of user", "users", "true events", "precision at recall 0.90", "at recall 0.95", "area under P-R"],
+    rows,
+  );
+}
+
+/** Precision at recall 0.95 of the named groups, by one rule and ranker, on one line. */
+export function precisionAt95Line(result: RuleResult, ranker: string, groups: readonly string[]): string {
+  const parts = groups.map((group) => {
+    const metrics = result.groups
+      .find((g) => g.group === group)
+      ?.ranked.find((r) => r.ranker === ranker)?.metrics;
+    return `${group} ${fixed(metrics?.precisionAt95 ?? null)}`;
+  });
+  return `precision at recall 0.95 (${result.rule}, ranked by ${ranker}): ${parts.join(", ")}`;
+}
+
+/**
+ * Each kind of user's history filtered at one min_confidence, by the named ranker and rule: the share
+ * of its true events kept, and the events it was not at still shown per user.
+ */
 export function thresholdTable(result: RuleResult, ranker: string, threshold: number): string {
   const rows = result.groups.map((g) => {
     const metrics = g.ranked.find((r) => r.ranker === ranker)?.metrics;
-    const at = metrics === undefined ? { precision: 0, recall: 0 } : atThreshold(metrics, threshold);
-    return [g.group, fixed(g.precision), fixed(g.recall), fixed(at.precision), fixed(at.recall)];
+    const at =
+      metrics === undefined ? { precision: 0, recall: 0, shown: 0 } : atThreshold(metrics, threshold);
+    const falseKept = at.shown - Math.round(at.recall * g.truth);
+    return [
+      g.group,
+      fixed(g.precision),
+      fixed(g.recall),
+      fixed(at.precision),
+      fixed(at.recall),
+      g.falsePerUser.toFixed(1),
+      g.users === 0 ? "n/a" : (falseKept / g.users).toFixed(2),
+    ];
   });
   return table(
     [
@@ -78,7 +125,9 @@ export function thresholdTable(result: RuleResult, ranker: string, threshold: nu
       "precision, all shown",
       "recall, all shown",
       `precision, ≥ ${threshold}`,
-      `recall, ≥ ${threshold}`,
+      `recall (true events kept), ≥ ${threshold}`,
+      "false events per user-year, all shown",
+      `false events per user-year, ≥ ${threshold}`,
     ],
     rows,
   );

@@ -1,6 +1,7 @@
-import { haversineMeters } from "../../src/shards/geo.ts";
 import type { MatchSettings } from "../../src/shards/matcher.ts";
 import { random } from "../bench-match-catalog.ts";
+import { atEvent, doubleHeaders, seatIn, tailgate } from "./worldAttendance.ts";
+import { barNights, festivalNeighbour, hotelStays } from "./worldBystanders.ts";
 import { Catalog } from "./worldCatalog.ts";
 import {
   atDistance,
@@ -10,17 +11,16 @@ import {
   HOUR_MS,
   instant,
   int,
-  MINUTE_MS,
   pick,
   type Rng,
   radiusOf,
   scatter,
 } from "./worldGeometry.ts";
+import { eventDay, type Life, type Scene } from "./worldLife.ts";
 import {
   KIND_EVENTS,
-  KIND_SHARES,
+  MIX_SHARES,
   type Photo,
-  USER_KINDS,
   type UserKind,
   type World,
   type WorldEvent,
@@ -35,39 +35,65 @@ import {
  * events (photos over the show, only at its start, or from the queue at the radius's edge), people
  * living or working inside a venue's radius, passers-by, shows at neighbouring venues at the same
  * time, multi-day festivals, season-ticket holders, phones whose clock is off by hours, and GPS error
- * on every photo. Deterministic for a seed.
+ * on every photo; in the new mix also hotel guests, sports-bar regulars and festival-ground
+ * neighbours (none at the events), tailgaters and double-header days. Deterministic for a seed.
  */
+
+/** What a kind does beyond home, work, town and its ordinary events (worldAttendance, worldBystanders). */
+const BEHAVIOURS: Partial<Record<UserKind, (life: Life) => void>> = {
+  "hotel-guest": hotelStays,
+  "bar-few-nights": (life) => barNights(life, 2, 4),
+  "bar-many-nights": (life) => barNights(life, 8, 20),
+  "festival-neighbour": festivalNeighbour,
+  tailgater: tailgate,
+  "double-header": doubleHeaders,
+};
+
+/** Kinds that live in a city with a festival ground (every third city). */
+const FESTIVAL_CITY: readonly UserKind[] = ["festival", "festival-neighbour"];
 
 class People {
   readonly users: WorldUser[] = [];
   readonly photos: Photo[] = [];
+  private readonly scene: Scene;
 
   constructor(
     private readonly next: Rng,
     private readonly catalog: Catalog,
     private readonly settings: MatchSettings,
-    count: number,
+    options: WorldOptions,
   ) {
+    this.scene = { next, catalog, settings };
+    const shares = Object.entries(MIX_SHARES[options.mix]) as [UserKind, number][];
     let id = 0;
-    for (const kind of USER_KINDS) {
-      const users = Math.round(count * KIND_SHARES[kind]);
-      for (let i = 0; i < users && id < count; i++) this.user(id++, kind);
+    for (const [kind, share] of shares) {
+      const users = Math.round(options.users * share);
+      for (let i = 0; i < users && id < options.users; i++) this.user(id++, kind);
     }
-    while (id < count) this.user(id++, "attendee");
+    while (id < options.users) this.user(id++, (shares[0] as [UserKind, number])[0]);
   }
 
   private user(id: number, kind: UserKind) {
     const next = this.next;
     const cityCount = this.catalog.cities.length;
-    // Festival grounds are in every third city.
-    const city =
-      kind === "festival" ? 3 * int(next, 0, Math.floor((cityCount - 1) / 3)) : int(next, 0, cityCount - 1);
+    const city = FESTIVAL_CITY.includes(kind)
+      ? 3 * int(next, 0, Math.floor((cityCount - 1) / 3))
+      : int(next, 0, cityCount - 1);
     const centre = this.catalog.cities[city] as City;
     const user: WorldUser = { id, kind, city, truth: new Set() };
     this.users.push(user);
-    let home = this.outsideBuildings(() => scatter(next, centre.latitude, centre.longitude, 7000));
-    let work = this.outsideBuildings(() => scatter(next, centre.latitude, centre.longitude, 4000));
+    const home = this.catalog.outsideBuildings(() => scatter(next, centre.latitude, centre.longitude, 7000));
+    let work = this.catalog.outsideBuildings(() => scatter(next, centre.latitude, centre.longitude, 4000));
     let routine: { at: [number, number]; evening: boolean } | null = null;
+    const life: Life = {
+      ...this.scene,
+      user,
+      centre,
+      home,
+      shoot: () => {},
+      busy: new Set(),
+      away: new Set(),
+    };
     if (kind === "resident" || kind === "worker") {
       const venue = pick(
         next,
@@ -85,14 +111,14 @@ class People {
         venue.longitude,
         Math.sqrt(inner ** 2 + next() * (radius ** 2 - inner ** 2)),
       );
-      if (kind === "resident") home = at;
+      if (kind === "resident") life.home = at;
       else work = at;
       routine = { at, evening: kind === "resident" };
     }
     // Tens of metres typical; a few percent of fixes a kilometre or more off.
     const sigma = 10 + 30 * next();
     const clock = kind === "clock-off" ? (next() < 0.5 ? -1 : 1) * int(next, 1, 4) * HOUR_MS : 0;
-    const shoot = (at: [number, number], takenAtMs: number, origin = 0) => {
+    life.shoot = (at, takenAtMs, origin = 0) => {
       let point = scatter(next, at[0], at[1], sigma);
       if (next() < 0.03) point = atDistance(next, point[0], point[1], int(next, 1000, 3000));
       this.photos.push({
@@ -109,25 +135,29 @@ class People {
     for (const event of this.attended(kind, city)) {
       if (event.licensed) user.truth.add(event.id);
       const venue = this.catalog.venue(event.venueId);
-      const seat = seats.get(venue.id) ?? this.seat(venue);
+      const seat = seats.get(venue.id) ?? seatIn(this.scene, venue);
       if (kind === "season-ticket" && venue.kind === "stadium") seats.set(venue.id, seat);
-      this.atEvent(event, seat, shoot);
+      atEvent(this.scene, event, seat, life.shoot);
+      life.busy.add(eventDay(life, event));
     }
+    BEHAVIOURS[kind]?.(life);
 
     const wander = kind === "passer-by" ? 0.4 : 0.12;
     for (let day = 0; day < DAYS; day++) {
+      if (life.away.has(day)) continue;
       if (routine !== null && next() < 0.25) {
         // Home on an evening, or work until early evening: where a venue's window is open.
         const hour = routine.evening ? 18 + 5.9 * next() : 9 + 10.5 * next();
-        for (let k = int(next, 1, 3); k > 0; k--) shoot(routine.at, instant(centre, day, hour + k * 0.1));
+        for (let k = int(next, 1, 3); k > 0; k--)
+          life.shoot(routine.at, instant(centre, day, hour + k * 0.1));
       }
       if (next() > 0.75) continue;
       for (let k = 1 + Math.floor(-Math.log(1 - next()) * 2.5); k > 0; k--) {
         const where = next();
-        if (where < 0.45) shoot(home, instant(centre, day, 7 + 17 * next()));
-        else if (where < 1 - wander) shoot(work, instant(centre, day, 9 + 9.5 * next()));
+        if (where < 0.45) life.shoot(life.home, instant(centre, day, 7 + 17 * next()));
+        else if (where < 1 - wander) life.shoot(work, instant(centre, day, 9 + 9.5 * next()));
         else
-          shoot(
+          life.shoot(
             scatter(next, centre.latitude, centre.longitude, 4000),
             instant(centre, day, 10 + 13 * next()),
           );
@@ -135,7 +165,7 @@ class People {
     }
   }
 
-  /** The events a user goes to: kind decides how many and where. */
+  /** The events a user attends as an ordinary audience member: kind decides how many and where. */
   private attended(kind: UserKind, city: number): WorldEvent[] {
     const next = this.next;
     const chosen = new Set<WorldEvent>();
@@ -170,66 +200,15 @@ class People {
     }
     return [...chosen];
   }
-
-  /** A place in a venue's stands or hall, uniform by area. */
-  private seat(venue: WorldVenue): [number, number] {
-    return atDistance(
-      this.next,
-      venue.latitude,
-      venue.longitude,
-      FOOTPRINT_M[venue.kind] * Math.sqrt(this.next()),
-    );
-  }
-
-  private outsideBuildings(place: () => [number, number]): [number, number] {
-    for (;;) {
-      const at = place();
-      const inside = this.catalog.venues.some(
-        (v) =>
-          Math.abs(v.latitude - at[0]) < 0.01 &&
-          haversineMeters(at[0], at[1], v.latitude, v.longitude) < FOOTPRINT_M[v.kind] + 20,
-      );
-      if (!inside) return at;
-    }
-  }
-
-  /**
-   * Photos at one event, from the user's seat and a few metres around it: spread over the show, only
-   * around its start, or from the queue at the edge of the radius before the start, then a few inside.
-   */
-  private atEvent(
-    event: WorldEvent,
-    seatAt: [number, number],
-    take: (at: [number, number], takenAtMs: number, origin: number) => void,
-  ) {
-    const shoot = (at: [number, number], takenAtMs: number) => take(at, takenAtMs, event.id);
-    const next = this.next;
-    const venue = this.catalog.venue(event.venueId);
-    const radius = radiusOf(venue, this.settings);
-    const start = event.startsAtMs;
-    const end = event.endsAtMs ?? start + this.settings.defaultDurationMinutes * MINUTE_MS;
-    const seat = () => scatter(next, seatAt[0], seatAt[1], 10);
-    const pattern = next();
-    if (pattern < 0.55) {
-      const count = 1 + Math.floor(-Math.log(1 - next()) * 6);
-      for (let k = 0; k < Math.min(count, 40); k++) shoot(seat(), start + next() * (end - start));
-    } else if (pattern < 0.8) {
-      for (let k = int(next, 1, 4); k > 0; k--)
-        shoot(seat(), start - 20 * MINUTE_MS + next() * 50 * MINUTE_MS);
-    } else {
-      const queue = atDistance(next, venue.latitude, venue.longitude, radius * (0.75 + 0.25 * next()));
-      for (let k = int(next, 1, 3); k > 0; k--) shoot(queue, start - (10 + 65 * next()) * MINUTE_MS);
-      for (let k = int(next, 0, 5); k > 0; k--) shoot(seat(), start + next() * (end - start));
-    }
-  }
 }
 
 export function generateWorld(options: WorldOptions, settings: MatchSettings): World {
   const next = random(options.seed);
   const catalog = new Catalog(next, options);
-  const people = new People(next, catalog, settings, options.users);
+  const people = new People(next, catalog, settings, options);
   return {
     settings,
+    kinds: Object.keys(MIX_SHARES[options.mix]) as UserKind[],
     venues: catalog.venues,
     events: catalog.events,
     users: people.users,

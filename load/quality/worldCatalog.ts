@@ -1,7 +1,11 @@
+import { haversineMeters } from "../../src/shards/geo.ts";
 import {
   atDistance,
   type City,
+  DAYS,
+  dayOf,
   days,
+  FOOTPRINT_M,
   HOUR_MS,
   instant,
   int,
@@ -17,6 +21,7 @@ export class Catalog {
   readonly cities: City[] = [];
   private readonly byVenue = new Map<number, WorldEvent[]>();
   private readonly venueById = new Map<number, WorldVenue>();
+  private byCityDay: WorldEvent[][][] | null = null;
 
   constructor(
     private readonly next: Rng,
@@ -52,6 +57,42 @@ export class Catalog {
 
   venuesIn(city: number, kinds: readonly VenueKind[]): WorldVenue[] {
     return this.venues.filter((v) => v.city === city && kinds.includes(v.kind));
+  }
+
+  /** The city an event is in. */
+  cityOf(event: WorldEvent): City {
+    return this.cities[this.venue(event.venueId).city] as City;
+  }
+
+  /** Every event starting on a local day in a city, by start. */
+  eventsOn(city: number, day: number): WorldEvent[] {
+    if (this.byCityDay === null) {
+      const index = this.cities.map(() => Array.from({ length: DAYS }, (): WorldEvent[] => []));
+      for (const event of this.events) {
+        const c = this.venue(event.venueId).city;
+        index[c]?.[dayOf(this.cities[c] as City, event.startsAtMs)]?.push(event);
+      }
+      for (const byDay of index) for (const list of byDay) list.sort((a, b) => a.startsAtMs - b.startsAtMs);
+      this.byCityDay = index;
+    }
+    return this.byCityDay[city]?.[day] ?? [];
+  }
+
+  /** Whether a place is in a venue's stands or hall, or the street around it. */
+  inBuilding(at: [number, number]): boolean {
+    return this.venues.some(
+      (v) =>
+        Math.abs(v.latitude - at[0]) < 0.01 &&
+        haversineMeters(at[0], at[1], v.latitude, v.longitude) < FOOTPRINT_M[v.kind] + 20,
+    );
+  }
+
+  /** The first place from `place` that is in no building: homes, workplaces, hotels, bars. */
+  outsideBuildings(place: () => [number, number]): [number, number] {
+    for (;;) {
+      const at = place();
+      if (!this.inBuilding(at)) return at;
+    }
   }
 
   private addVenue(kind: VenueKind, city: number, at: [number, number], radiusM: number | null) {

@@ -47,6 +47,14 @@ export type City = { latitude: number; longitude: number; utcOffsetHours: number
 export const instant = (city: City, day: number, localHour: number) =>
   YEAR_START + day * DAY_MS + Math.round((localHour - city.utcOffsetHours) * HOUR_MS);
 
+/** The local day of the year an instant falls on in a city: the inverse of `instant`'s day. */
+export const dayOf = (city: City, atMs: number) =>
+  Math.floor((atMs - YEAR_START + city.utcOffsetHours * HOUR_MS) / DAY_MS);
+
+/** The local hour of the day an instant falls at in a city. */
+export const hourOf = (city: City, atMs: number) =>
+  (atMs - YEAR_START + city.utcOffsetHours * HOUR_MS - dayOf(city, atMs) * DAY_MS) / HOUR_MS;
+
 /**
  * Metres from a venue's point to the edge of its stands or hall: where its audience sits. Homes and
  * workplaces are never inside it.

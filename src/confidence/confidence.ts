@@ -11,10 +11,15 @@ import { EARTH_RADIUS_M, haversineMeters } from "../shards/geo.ts";
  *   timing    = 1 inside [start, end]; before the start 1 − beforeLoss × share, after the end
  *               1 − afterLoss × share, where share = time distance / padding (0 to 1)
  *
- * An event's evidence adds the weights of the user's kept items there (a routine item counts
- * routineWeight of its weight) and the share of the event's duration that its non-routine items span:
+ * An event's evidence adds the weights of the user's kept items there and the share of the event's
+ * duration that its non-routine items span. Items in the venue's core count in full; the evidence of
+ * items outside it (a routine item at routineWeight of its weight), and the span when no item is in the
+ * core, saturates at outsideCap: a hotel room, a bar or a flat near the venue is a bystander's as often
+ * as a fan's, and no number of photos from there reaches what one in the stands gives:
  *
- *   evidence   = itemEvidence × Σ weight + spanEvidence × span
+ *   evidence   = itemEvidence × Σ inside + spanEvidence × span
+ *                + outsideCap × (1 − exp(−itemEvidence × Σ outside / outsideCap))   (an item in the core)
+ *   evidence   = outsideCap × (1 − exp(−(itemEvidence × Σ outside + spanEvidence × span) / outsideCap))
  *   confidence = 1 − exp(−evidence), reported with two decimals
  *
  * An item's weight and spot cell are worked out here when it is matched (and by the backfill); the
@@ -26,8 +31,9 @@ import { EARTH_RADIUS_M, haversineMeters } from "../shards/geo.ts";
  * street or a queue wherever it lies beyond (docs/performance.md §11).
  *
  * Every term is non-negative and grows with closeness, with being inside rather than in the padding,
- * with the number of items and with the span, so the confidence never falls when one of those grows
- * and the routine flags stay as they are. An item's own confidence is that of an event holding it alone.
+ * with the number of items and with the span, and moving an item into the core only adds, so the
+ * confidence never falls when one of those grows and the routine flags stay as they are. An item's own
+ * confidence is that of an event holding it alone.
  *
  * Routine: an item outside the venue's core (the larger of coreMinM and coreShare of the radius)
  * from a spot (its cell and the eight around it, on a grid of spotM squares anchored at the venue's
@@ -49,6 +55,7 @@ export type ConfidenceParameters = {
   coreMinM: number;
   spotM: number;
   routineEvents: number;
+  outsideCap: number;
 };
 
 export const CONFIDENCE: ConfidenceParameters = {
@@ -64,6 +71,7 @@ export const CONFIDENCE: ConfidenceParameters = {
   coreMinM: 50,
   spotM: 75,
   routineEvents: 4,
+  outsideCap: 0.6,
 };
 
 /**
@@ -129,10 +137,17 @@ export function itemWeight(item: ItemPlace, p: ConfidenceParameters = CONFIDENCE
 
 /**
  * One matched item on its own (a `matches` entry): the confidence of an event holding only it, where
- * there is no span (src/store/confidenceSql.ts `confidenceValue` with one item), to two decimals.
+ * there is no span (src/store/confidenceSql.ts `confidenceValue` with one item), to two decimals. Outside
+ * the venue's core its evidence saturates at outsideCap.
  */
-export function itemConfidence(item: ItemPlace, p: ConfidenceParameters = CONFIDENCE): number {
-  return Math.round(100 * (1 - Math.exp(-p.itemEvidence * itemWeight(item, p)))) / 100;
+export function itemConfidence(
+  item: ItemPlace,
+  inCore: boolean,
+  p: ConfidenceParameters = CONFIDENCE,
+): number {
+  const evidence = p.itemEvidence * itemWeight(item, p);
+  const counted = inCore ? evidence : p.outsideCap * (1 - Math.exp(-evidence / p.outsideCap));
+  return Math.round(100 * (1 - Math.exp(-counted))) / 100;
 }
 
 export type Spot = { row: number; column: number };

@@ -157,7 +157,10 @@ export function confidenceScores(): SQL {
     ),
     scores as (
       select i.event_id,
-             sum(i.weight * case when rc.venue_id is null then 1 else ${literal(p.routineWeight)} end) as weights,
+             sum(i.weight) filter (where i.spot_row is null) as inside_weights,
+             sum(i.weight * case when rc.venue_id is null then 1 else ${literal(p.routineWeight)} end)
+               filter (where i.spot_row is not null) as outside_weights,
+             coalesce(bool_or(i.spot_row is null and i.weight is not null), false) as any_inside,
              min(i.taken_at) filter (where rc.venue_id is null) as first_at,
              max(i.taken_at) filter (where rc.venue_id is null) as last_at
       from event_items i
@@ -194,16 +197,7 @@ export function userConfidenceUpdate(userId: string, defaultDurationMinutes: num
       select venue_id from spots group by venue_id having count(distinct event_id) >= ${literal(p.routineEvents)}
     ),
     ${confidenceScores()}
-    update user_events ue set confidence = ${confidenceValue(
-      {
-        weights: sql`sc.weights`,
-        firstAt: sql`sc.first_at`,
-        lastAt: sql`sc.last_at`,
-        startsAt: sql`e.starts_at`,
-        endsAt: sql`e.ends_at`,
-      },
-      sql`${defaultDurationMinutes}`,
-    )}
+    update user_events ue set confidence = ${confidenceValue(sql`sc`, sql`e`, sql`${defaultDurationMinutes}`)}
     from events e
     left join scores sc on sc.event_id = e.id
     where ue.user_id = ${user} and e.id = ue.event_id
@@ -211,22 +205,25 @@ export function userConfidenceUpdate(userId: string, defaultDurationMinutes: num
 }
 
 /**
- * An event's confidence in hundredths from its items' summed weights and its non-routine items' first
- * and last capture (any of them null for none) and the event's start and end (`endsAt` null: the
- * default duration). `floor(x + 0.5)` rounds halves up as
- * Math.round does; PostgreSQL's round() of a double may round them to even.
+ * An event's confidence in hundredths from its row of `scores` (null: no items) and its event row's start
+ * and end (`ends_at` null: the default duration). Items in the core count in full; outside it, items
+ * and, with none in the core, the span saturate at outsideCap (a bystander's evidence):
+ *   evidence = itemEvidence × inside + saturated(itemEvidence × outside [+ spanEvidence × span])
+ *              [+ spanEvidence × span], saturated(x) = outsideCap × (1 − e^(−x / outsideCap)).
+ * `floor(x + 0.5)` rounds halves up as Math.round does; PostgreSQL's round() of a double may round them
+ * to even. exp() of a large negative number is an underflow error in PostgreSQL, not 0, hence `least`.
  */
-export function confidenceValue(
-  parts: { weights: SQL; firstAt: SQL; lastAt: SQL; startsAt: SQL; endsAt: SQL },
-  defaultDurationMinutes: SQL,
-): SQL {
-  const { weights, firstAt, lastAt, startsAt, endsAt } = parts;
-  const duration = sql`extract(epoch from coalesce(${endsAt},
-    ${startsAt} + make_interval(mins => ${defaultDurationMinutes}::int)) - ${startsAt})::float8`;
-  const span = sql`(case when ${lastAt} > ${firstAt} and ${duration} > 0
-    then least(1, extract(epoch from ${lastAt} - ${firstAt})::float8 / ${duration}) else 0 end)`;
-  // exp() of a large negative number is an underflow error in PostgreSQL, not 0; past 50 of evidence
-  // the confidence is 1.00 anyway.
-  return sql`floor(100 * (1 - exp(-least(50, ${literal(p.itemEvidence)} * coalesce(${weights}, 0)
-    + ${literal(p.spanEvidence)} * ${span}))) + 0.5)::smallint`;
+export function confidenceValue(scores: SQL, event: SQL, defaultDurationMinutes: SQL): SQL {
+  const duration = sql`extract(epoch from coalesce(${event}.ends_at,
+    ${event}.starts_at + make_interval(mins => ${defaultDurationMinutes}::int)) - ${event}.starts_at)::float8`;
+  const span = sql`${literal(p.spanEvidence)} * (case when ${scores}.last_at > ${scores}.first_at and ${duration} > 0
+    then least(1, extract(epoch from ${scores}.last_at - ${scores}.first_at)::float8 / ${duration}) else 0 end)`;
+  const anyInside = sql`coalesce(${scores}.any_inside, false)`;
+  const cap = literal(p.outsideCap);
+  const outside = sql`${literal(p.itemEvidence)} * coalesce(${scores}.outside_weights, 0)
+    + case when ${anyInside} then 0 else ${span} end`;
+  const evidence = sql`${literal(p.itemEvidence)} * coalesce(${scores}.inside_weights, 0)
+    + ${cap} * (1 - exp(-least(50, (${outside}) / ${cap})))
+    + case when ${anyInside} then ${span} else 0 end`;
+  return sql`floor(100 * (1 - exp(-least(50, ${evidence}))) + 0.5)::smallint`;
 }

@@ -116,16 +116,7 @@ function batchStatementOf(s: Slots<BatchSlot>): SQL {
                              media_count, photo_count, video_count, confidence)
     select ${userId}::uuid, k.event_id, e.starts_at, e.starts_at_local, e.venue_id, e.licensed,
            coalesce(d.media_delta, 0), coalesce(d.photo_delta, 0), coalesce(d.video_delta, 0),
-           ${confidenceValue(
-             {
-               weights: sql`sc.weights`,
-               firstAt: sql`sc.first_at`,
-               lastAt: sql`sc.last_at`,
-               startsAt: sql`e.starts_at`,
-               endsAt: sql`e.ends_at`,
-             },
-             s.defaultDurationMinutes,
-           )}
+           ${confidenceValue(sql`sc`, sql`e`, s.defaultDurationMinutes)}
     from recompute k
     left join deltas d on d.event_id = k.event_id
     left join scores sc on sc.event_id = k.event_id

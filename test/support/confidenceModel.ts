@@ -12,7 +12,11 @@ import {
  * quality benchmark ranks with it (free to vary the parameters) where a database would slow it down.
  */
 
-export type EventItem = ItemPlace & { takenAtMs: number; routine: boolean };
+/** A kept item at an event: its place, its time, whether it lies in the venue's core, whether it is routine. */
+export type EventItem = ItemPlace & { takenAtMs: number; inCore: boolean; routine: boolean };
+
+/** Evidence that grows with `x` but never reaches `cap`: `cap × (1 − e^(−x / cap))`. */
+const saturated = (x: number, cap: number) => cap * (1 - Math.exp(-x / cap));
 
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 const twoDecimals = (x: number) => Math.round(x * 100) / 100;
@@ -24,18 +28,31 @@ export function rawEventConfidence(
   endMs: number,
   p: ConfidenceParameters = CONFIDENCE,
 ): number {
-  let weights = 0;
+  let inside = 0;
+  let outside = 0;
+  let anyInside = false;
   let first = Number.POSITIVE_INFINITY;
   let last = Number.NEGATIVE_INFINITY;
   for (const item of items) {
-    weights += itemWeight(item, p) * (item.routine ? p.routineWeight : 1);
+    const weight = itemWeight(item, p);
+    if (item.inCore) {
+      inside += weight;
+      anyInside = true;
+    } else {
+      outside += weight * (item.routine ? p.routineWeight : 1);
+    }
     if (item.routine) continue;
     first = Math.min(first, item.takenAtMs);
     last = Math.max(last, item.takenAtMs);
   }
   const duration = endMs - startMs;
-  const span = last > first && duration > 0 ? clamp01((last - first) / duration) : 0;
-  return 1 - Math.exp(-(p.itemEvidence * weights + p.spanEvidence * span));
+  const span = p.spanEvidence * (last > first && duration > 0 ? clamp01((last - first) / duration) : 0);
+  // Outside the core, items and (with none inside) the span saturate: a bystander's evidence.
+  const evidence =
+    p.itemEvidence * inside +
+    saturated(p.itemEvidence * outside + (anyInside ? 0 : span), p.outsideCap) +
+    (anyInside ? span : 0);
+  return 1 - Math.exp(-evidence);
 }
 
 /** A user's attendance at an event, from all of the user's kept items there. */

@@ -49,7 +49,7 @@ function matchOf(item: AcceptedItem, candidate: PlacedCandidate | null): Match {
     matched,
     eventId: matched ? candidate.eventId : null,
     venueId: candidate?.venueId ?? null,
-    confidence: matched ? itemConfidence(candidate.place) : null,
+    confidence: matched ? itemConfidence(candidate.place, spotCell(item, candidate.venue) === null) : null,
   };
 }
 
