@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
 import type { GroupResult, RuleResult } from "./evaluate.ts";
-import { atThreshold, thin } from "./metrics.ts";
+import { atThreshold, type RankedMetrics, thin } from "./metrics.ts";
 
 /** The quality benchmark's Markdown tables (for docs/performance.md §11) and its precision-recall chart. */
 
@@ -49,14 +49,7 @@ export function rankedTable(results: readonly RuleResult[], groups: readonly str
       // A group the mix has no users of (residents in the new mix) has no row.
       const g = result.groups.find((x) => x.group === group);
       for (const { ranker, metrics } of g?.ranked ?? []) {
-        rows.push([
-          group,
-          result.rule,
-          ranker,
-          fixed(metrics.precisionAt90),
-          fixed(metrics.precisionAt95),
-          fixed(metrics.averagePrecision),
-        ]);
+        rows.push([group, result.rule, ranker, ...rankedCells(metrics)]);
       }
     }
   }
@@ -66,6 +59,13 @@ export function rankedTable(results: readonly RuleResult[], groups: readonly str
   );
 }
 
+/** A ranking's precision at recall 0.90 and 0.95 and its area under the precision-recall curve. */
+const rankedCells = (metrics: RankedMetrics) => [
+  fixed(metrics.precisionAt90),
+  fixed(metrics.precisionAt95),
+  fixed(metrics.averagePrecision),
+];
+
 /** One rule's ranked quality by one ranker, a row for each group named. */
 export function kindsRankedTable(result: RuleResult, ranker: string, groups: readonly string[]): string {
   const rows: (string | number)[][] = [];
@@ -73,14 +73,7 @@ export function kindsRankedTable(result: RuleResult, ranker: string, groups: rea
     const g = result.groups.find((x) => x.group === group);
     const metrics = g?.ranked.find((r) => r.ranker === ranker)?.metrics;
     if (g === undefined || metrics === undefined) continue;
-    rows.push([
-      group,
-      g.users,
-      g.truth,
-      fixed(metrics.precisionAt90),
-      fixed(metrics.precisionAt95),
-      fixed(metrics.averagePrecision),
-    ]);
+    rows.push([group, g.users, g.truth, ...rankedCells(metrics)]);
   }
   return table(
     ["kind of user", "users", "true events", "precision at recall 0.90", "at recall 0.95", "area under P-R"],
