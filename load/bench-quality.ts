@@ -1,9 +1,9 @@
 import { cpus } from "node:os";
-import { SUGGESTED_MIN_CONFIDENCE } from "../src/confidence/confidence.ts";
+import { CONFIDENCE, SUGGESTED_MIN_CONFIDENCE } from "../src/confidence/confidence.ts";
 import { matcherFromArrays } from "../src/shards/engine.ts";
 import type { MatchSettings } from "../src/shards/matcher.ts";
 import { best, type Candidate, CandidateFinder, SCORE, TIME_FIRST } from "./quality/candidates.ts";
-import { evaluate, type RuleResult } from "./quality/evaluate.ts";
+import { coreEvidence, evaluate, type RuleResult } from "./quality/evaluate.ts";
 import { confidenceRanker, ITEM_COUNT, type Ranker } from "./quality/rankers.ts";
 import {
   kindsRankedTable,
@@ -18,7 +18,7 @@ import { MIX_USERS, MIXES, type Mix, NEW_KINDS } from "./quality/worldModel.ts";
 import { writeResultJson } from "./report/write.ts";
 
 /**
- * `bun run bench:quality [--seed S] [--users N] [--cities N] [--mix old|new|all]`
+ * `bun run bench:quality [--seed S] [--users N] [--cities N] [--mix old|new|all] [--outside-cap X]`
  * How right users' histories are: simulated camera rolls with known truth (load/quality/world.ts)
  * matched in-process by the real engine under the rule of docs/api.md §5, and by the rule it
  * replaced (time distance first, applied here to the same candidates). Prints precision and recall of
@@ -57,7 +57,16 @@ const options = {
   cities: option("cities", 15),
   venuesPerCity: 20,
 };
-const rankers: Ranker[] = [ITEM_COUNT, confidenceRanker(SETTINGS)];
+/** `--outside-cap X`: the confidence ranked with another cap on outside evidence (api.md §15). */
+function outsideCapOption(): number {
+  const at = process.argv.indexOf("--outside-cap");
+  if (at < 0) return CONFIDENCE.outsideCap;
+  const value = Number(process.argv[at + 1]);
+  if (!(value > 0)) throw new Error("--outside-cap takes a positive number");
+  return value;
+}
+const parameters = { ...CONFIDENCE, outsideCap: outsideCapOption() };
+const rankers: Ranker[] = [ITEM_COUNT, confidenceRanker(SETTINGS, parameters)];
 
 let started = performance.now();
 const world = generateWorld(options, SETTINGS);
@@ -100,8 +109,10 @@ const evaluateSeconds = (performance.now() - started) / 1000;
 const changed = timeFirst.filter(
   (c, i) => (c?.event.id ?? null) !== (engineChosen[i]?.event.id ?? null),
 ).length;
+const core = coreEvidence(world, engineChosen, parameters);
 const summary = {
-  options,
+  options: { ...options, outsideCap: parameters.outsideCap },
+  core,
   settings: SETTINGS,
   machine: { cpus: cpus().length },
   world: {
@@ -146,6 +157,11 @@ console.log(rulesTable(before, after));
 console.log("\nRanked by confidence:\n");
 console.log(rankedTable(results, ["attending kinds", "all kinds", "season-ticket", "resident"]));
 console.log(`\n${precisionAt95Line(after, "confidence", ["all kinds", "attending kinds"])}`);
+console.log(
+  `attended events with no kept item in the venue's core: ${core.attendedWithoutCore} of ${core.attended} ` +
+    `(${((100 * core.attendedWithoutCore) / core.attended).toFixed(1)} %); events not attended with one: ` +
+    `${core.notAttendedWithCore}`,
+);
 if (mix !== "old") {
   console.log(`\nThe kinds the first version did not model, ${after.rule}, ranked by confidence:\n`);
   const kinds = [...NEW_KINDS, "season-ticket", "attending kinds", "all kinds"];

@@ -1,3 +1,4 @@
+import { type ConfidenceParameters, spotCell } from "../../src/confidence/confidence.ts";
 import type { Candidate } from "./candidates.ts";
 import { type Counts, precision, type RankedMetrics, ranked, recall, type Scored } from "./metrics.ts";
 import type { Attendance, KeptItem, Ranker } from "./rankers.ts";
@@ -115,4 +116,42 @@ export function evaluate(
     };
   });
   return { rule, kept, groups };
+}
+
+export type CoreEvidence = { attended: number; attendedWithoutCore: number; notAttendedWithCore: number };
+
+/**
+ * Which histories' events have a kept item in the venue's core (api.md §15): the events users attended
+ * with none, which saturating evidence ranks with bystanders, and the events they did not attend with one.
+ */
+export function coreEvidence(
+  world: World,
+  chosen: readonly (Candidate | null)[],
+  parameters: ConfidenceParameters,
+): CoreEvidence {
+  // Per user, per event: whether any of the user's kept items there lies in the core.
+  const inCore = new Map<number, Map<number, boolean>>();
+  world.photos.forEach((photo, i) => {
+    const candidate = chosen[i] ?? null;
+    if (candidate === null || !candidate.event.licensed) return;
+    const { venue, radiusM } = candidate;
+    const core = spotCell(
+      photo,
+      { latitude: venue.latitude, longitude: venue.longitude, radiusM },
+      parameters,
+    );
+    const events = inCore.get(photo.user) ?? new Map<number, boolean>();
+    events.set(candidate.event.id, (events.get(candidate.event.id) ?? false) || core === null);
+    inCore.set(photo.user, events);
+  });
+  const counts: CoreEvidence = { attended: 0, attendedWithoutCore: 0, notAttendedWithCore: 0 };
+  for (const user of world.users) {
+    for (const [event, core] of inCore.get(user.id) ?? []) {
+      const attended = user.truth.has(event);
+      if (attended) counts.attended++;
+      if (attended && !core) counts.attendedWithoutCore++;
+      if (!attended && core) counts.notAttendedWithCore++;
+    }
+  }
+  return counts;
 }

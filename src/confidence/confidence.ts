@@ -1,4 +1,5 @@
 import { EARTH_RADIUS_M, haversineMeters } from "../shards/geo.ts";
+import { timeGap } from "../shards/score.ts";
 
 /**
  * Match confidence: how sure the service is that a kept item, or a user's kept items at an event,
@@ -118,14 +119,10 @@ export function itemPlace(
   const distance = haversineMeters(item.latitude, item.longitude, venue.latitude, venue.longitude);
   const start = event.startsAtMs;
   const end = event.endsAtMs ?? start + settings.defaultDurationMinutes * MINUTE_MS;
-  const t = item.takenAtMs;
-  const timeShare =
-    t < start
-      ? (start - t) / (settings.beforeMinutes * MINUTE_MS)
-      : t > end
-        ? (t - end) / (settings.afterMinutes * MINUTE_MS)
-        : 0;
-  return { distanceShare: distance / radius, timeShare, before: t < start };
+  const before = item.takenAtMs < start;
+  const gap = timeGap(item.takenAtMs, start, end);
+  const padding = (before ? settings.beforeMinutes : settings.afterMinutes) * MINUTE_MS;
+  return { distanceShare: distance / radius, timeShare: gap === 0 ? 0 : gap / padding, before };
 }
 
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));

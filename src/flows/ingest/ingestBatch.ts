@@ -41,15 +41,18 @@ export type IngestDeps = {
   config: { match: MatchSettings };
 };
 
-/** docs/api.md §4: only a licensed best candidate is a match; an unlicensed one still names its venue. */
-function matchOf(item: AcceptedItem, candidate: PlacedCandidate | null): Match {
-  const matched = candidate?.licensed === true;
+/**
+ * docs/api.md §4: only a licensed best candidate is a match (`kept`, its item as stored); an unlicensed
+ * one still names its venue.
+ */
+function matchOf(item: AcceptedItem, candidate: PlacedCandidate | null, kept: KeptMedia | null): Match {
   return {
     mediaId: item.id,
-    matched,
-    eventId: matched ? candidate.eventId : null,
+    matched: kept !== null,
+    eventId: kept?.eventId ?? null,
     venueId: candidate?.venueId ?? null,
-    confidence: matched ? itemConfidence(candidate.place, spotCell(item, candidate.venue) === null) : null,
+    confidence:
+      kept !== null && candidate !== null ? itemConfidence(candidate.place, kept.spot === null) : null,
   };
 }
 
@@ -96,8 +99,9 @@ export async function ingestMediaBatch(
   const kept: KeptMedia[] = [];
   accepted.forEach((item, i) => {
     const candidate = candidates[i] ?? null;
-    matches.push(matchOf(item, candidate));
-    if (candidate?.licensed) kept.push(keptOf(item, candidate));
+    const keptItem = candidate?.licensed ? keptOf(item, candidate) : null;
+    matches.push(matchOf(item, candidate, keptItem));
+    if (keptItem !== null) kept.push(keptItem);
   });
   const eventIds = [...new Set(kept.map((m) => m.eventId))];
   // Read before anything is written: a failed read stores nothing, and the transaction holds the user's
