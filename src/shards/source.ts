@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type postgres from "postgres";
 import type { Store } from "../store/db.ts";
+import { matchableCondition } from "../store/catalog/eventStatus.ts";
 import { inTransaction } from "../store/reservedConnections.ts";
 import { type CatalogColumns, columnsFromArrays, emptyColumns } from "./columns.ts";
 import type { IndexEvent, IndexVenue } from "./matcher.ts";
@@ -18,14 +19,15 @@ const CURSOR_ROWS = 20_000;
 
 const VERSION = sql`select coalesce((select version::text from catalog_state where id = 1), '0') as version`;
 const COUNTS = `select coalesce((select version::text from catalog_state where id = 1), '0') as version,
-  (select count(*) from venues)::int as venues, (select count(*) from events)::int as events`;
+  (select count(*) from venues)::int as venues,
+  (select count(*) from events e where ${matchableCondition("e")})::int as events`;
 const VENUES = "select id, latitude, longitude, radius_m from venues";
 // Instants as whole epoch milliseconds, as a JS Date would hold them. `date_part` answers in float8,
 // where `extract` computes in numeric, much slower over a whole catalog; it is exact here because the
 // catalog's times are whole seconds (`…THH:MM:SS`), and whole seconds times 1000 are exact in float8
 // below 2^53.
 const EVENTS = `select id, venue_id, floor(date_part('epoch', starts_at) * 1000) as starts,
-  floor(date_part('epoch', ends_at) * 1000) as ends, licensed from events`;
+  floor(date_part('epoch', ends_at) * 1000) as ends, licensed from events e where ${matchableCondition("e")}`;
 
 type VenueRow = { id: number; latitude: number; longitude: number; radius_m: number | null };
 type EventRow = { id: number; venue_id: number; starts: number; ends: number | null; licensed: boolean };
@@ -57,7 +59,7 @@ function putEvent(columns: CatalogColumns, i: number, row: EventRow): void {
 const PACKED_EVENTS = `select string_agg(int4send(id) || int4send(venue_id) || float8send(starts)
     || float8send(coalesce(ends, 'NaN')) || boolsend(licensed), ''::bytea) as packed,
   max(id) as last_id, count(*)::int as count
-  from (${EVENTS} where id > $1 order by id limit $2) as e`;
+  from (${EVENTS} and id > $1 order by id limit $2) as e`;
 const PACKED_RECORD_BYTES = 25;
 /** Events per packed chunk: 12.5 MB of records, twice that as the hex text the driver receives. */
 const PACKED_CHUNK_EVENTS = 500_000;

@@ -50,6 +50,10 @@ export const events = pgTable("events", {
   /** endsAtLocal the same way; null when the catalog has no end (the default duration applies). */
   endsAt: timestamp("ends_at", { withTimezone: true, mode: "date" }),
   licensed: boolean("licensed").notNull().default(true),
+  /** scheduled, rescheduled, postponed, cancelled or date_tbd; only the first two match (MATCHABLE_STATUSES). */
+  status: text("status").notNull().default("scheduled"),
+  /** The date is known and the time is not: the event spans the venue's whole local day(s). */
+  timeUnknown: boolean("time_unknown").notNull().default(false),
 });
 
 export const eventPerformers = pgTable(
@@ -72,4 +76,18 @@ export const catalogState = pgTable("catalog_state", {
   id: integer("id").primaryKey(),
   version: bigint("version", { mode: "bigint" }).notNull(),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  /** When the last import committed, whether or not it changed anything (an unchanged one keeps the version). */
+  importedAt: timestamp("imported_at", { withTimezone: true, mode: "date" }),
+});
+
+/**
+ * Events an import corrected (start, end, venue, status, or their venue's place or zone), and the events
+ * whose kept items the correction may now draw away: their kept items are placed again by a running server
+ * (src/flows/corrections) once its index holds `version`. A row leaves when its items are done; a lease
+ * lets another instance take over from one that stopped half-way.
+ */
+export const catalogCorrections = pgTable("catalog_corrections", {
+  eventId: integer("event_id").primaryKey(),
+  version: bigint("version", { mode: "number" }).notNull(),
+  leasedUntil: timestamp("leased_until", { withTimezone: true, mode: "date" }),
 });
