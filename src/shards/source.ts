@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type postgres from "postgres";
-import type { Store } from "../store/db.ts";
 import { matchableCondition } from "../store/catalog/eventStatus.ts";
+import type { Store } from "../store/db.ts";
 import { inTransaction } from "../store/reservedConnections.ts";
 import { type CatalogColumns, columnsFromArrays, emptyColumns } from "./columns.ts";
 import type { IndexEvent, IndexVenue } from "./matcher.ts";
