@@ -1,13 +1,17 @@
 import { lookup } from "node:dns/promises";
 import { createServer } from "node:net";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { readCatalogHealth } from "./flows/corrections/catalogHealth.ts";
+import { startCorrections } from "./flows/corrections/correctionRunner.ts";
 import { type Serving, startServing } from "./http/serving.ts";
 import { SUPERVISOR_CONNECTIONS } from "./http/threads.ts";
+import { CatalogMetrics } from "./observability/catalogMetrics.ts";
 import { observe } from "./observability/instance.ts";
 import { createLogger, type Logger } from "./observability/log.ts";
 import { logUnawaitedFailures } from "./observability/unawaited.ts";
 import type { MatchingEngine } from "./shards/engine.ts";
 import { startMatchingEngine } from "./shards/pollingEngine.ts";
+import { storeCatalogSource } from "./shards/source.ts";
 import { EmbeddedDatabaseBusyError, openStore } from "./store/db.ts";
 import { bootstrapDemo } from "./store/demo.ts";
 import { describeFailure } from "./store/failures.ts";
@@ -121,11 +125,27 @@ async function start(config: Config, logger: Logger): Promise<RunningService> {
   });
   const cursorSecret = await cursorSecretOf(store, config.cursorSecret);
   const observed = observe(config, { store, engine, log });
+  const catalogMetrics = new CatalogMetrics(observed.metrics.registry);
+  catalogMetrics.watchHealth(() => readCatalogHealth(store));
+  // Kept items follow the catalog's corrections once this instance's index holds them (contract §15).
+  const corrections = startCorrections(
+    {
+      store,
+      matcher: engine,
+      indexVersion: () => Number(engine.catalog().version),
+      catalog: storeCatalogSource(store),
+      settings: config.match,
+      log,
+      onReplaced: (replacement) => catalogMetrics.replaced(replacement),
+    },
+    config.catalogPollSeconds,
+  );
   let serving: Serving;
   try {
     serving = await startServing({ config, store, engine, cursorSecret, observed, log });
   } catch (error) {
     // Let go of what started, the embedded database's lock included, before the process exits.
+    await corrections.close();
     await observed.close();
     await engine.close();
     await store.close();
@@ -164,6 +184,7 @@ async function start(config: Config, logger: Logger): Promise<RunningService> {
     await Bun.sleep(config.drainSeconds * 1000);
     // In-flight requests finish before the matcher and the database they use go away.
     await serving.stop();
+    await corrections.close();
     await observed.close();
     await engine.close();
     await store.close();

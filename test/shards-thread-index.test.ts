@@ -19,7 +19,7 @@ const at = { latitude: 40.75, longitude: -73.99, takenAtMs: startsAtMs + 3_600_0
 function generation(number: number, eventId: number): SharedGeneration {
   const events: IndexEvent[] = [{ id: eventId, venueId: 1, startsAtMs, endsAtMs: null, licensed: true }];
   const index = buildIndex(columnsFromArrays([venue], events), { settings, shards: 4, generation: number });
-  return { number, version: String(number), index };
+  return { number, version: String(number), events: events.length, index };
 }
 
 function threadOver(control: Int32Array) {

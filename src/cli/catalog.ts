@@ -1,5 +1,6 @@
-import { statSync } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
 import { SingleBar } from "cli-progress";
+import { readCatalogHealth } from "../flows/corrections/catalogHealth.ts";
 import { generateCatalog } from "../store/catalog/generate/index.ts";
 import { type ImportSuccess, importCatalog, type TableCounts } from "../store/catalog/import.ts";
 import { fileLines } from "../store/catalog/lines.ts";
@@ -26,9 +27,27 @@ function countsLine(label: string, counts: TableCounts): string {
   return `  ${label.padEnd(11)}${formatCount(counts.inFile).padStart(12)} in file: ${formatCount(counts.inserted)} new, ${formatCount(counts.updated)} changed, ${formatCount(counts.unchanged)} unchanged`;
 }
 
+/** Seconds between progress lines when the output is not a terminal (a log file, a pipe). */
+const PLAIN_PROGRESS_SECONDS = 5;
+
+/** Plain progress lines for a log: one every few seconds while reading, and none for a short import. */
+function progressLines(context: Context, totalBytes: number) {
+  let last = performance.now();
+  return {
+    update(bytes: number, lines: number) {
+      if (performance.now() - last < PLAIN_PROGRESS_SECONDS * 1000) return;
+      last = performance.now();
+      const percent = totalBytes === 0 ? 100 : Math.floor((bytes / totalBytes) * 100);
+      context.err(`importing: ${percent}% (${formatCount(lines)} lines read)`);
+    },
+    stop: () => {},
+  };
+}
+
 /** A progress bar on a terminal, drawn from the first line read (not while the database opens). */
 function progressBar(context: Context, totalBytes: number) {
-  if (!context.interactive || totalBytes === 0) return null;
+  if (!context.interactive) return progressLines(context, totalBytes);
+  if (totalBytes === 0) return null;
   const bar = new SingleBar({
     format: "importing [{bar}] {percentage}% | {mb}/{totalMb} MB | {lines} lines | eta {eta_formatted}",
     hideCursor: true,
@@ -63,6 +82,23 @@ function report(context: Context, file: string, result: ImportSuccess, seconds: 
       `  ${result.rezonedVenues} venues changed time zone; their events' instants were recomputed.`,
     );
   }
+  if (result.correctedEvents > 0) {
+    context.out(
+      `  ${formatCount(result.correctedEvents)} events corrected: running servers place their kept items again (catalog status shows progress).`,
+    );
+  }
+}
+
+/** Why a catalog file cannot be read, in the system's words (no such file, permission denied...). */
+function unreadable(file: string, error: unknown): CommandError {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const reasons: Record<string, string> = {
+    ENOENT: "no such file",
+    EACCES: "permission denied",
+    EISDIR: "it is a directory, not a catalog file",
+  };
+  const reason = typeof code === "string" ? (reasons[code] ?? String(message)) : String(message);
+  return new CommandError(`cannot read ${file}: ${reason}`);
 }
 
 export const catalog: CommandGroup = {
@@ -78,10 +114,11 @@ export const catalog: CommandGroup = {
         try {
           const stats = statSync(file);
           if (stats.isDirectory()) throw new CommandError(`${file} is a directory, not a catalog file`);
+          accessSync(file, constants.R_OK);
           size = stats.size;
         } catch (error) {
           if (error instanceof CommandError) throw error;
-          throw new CommandError(`cannot read ${file}`);
+          throw unreadable(file, error);
         }
         const started = performance.now();
         const bar = progressBar(context, size);
@@ -104,6 +141,21 @@ export const catalog: CommandGroup = {
           );
         }
         report(context, file, result, (performance.now() - started) / 1000);
+      },
+    },
+    status: {
+      usage: "",
+      summary: "the catalog's version, size, last import and corrections still to be placed",
+      async run(args, context) {
+        parseArguments(args, {}, { min: 0, max: 0 });
+        const health = await context.withStore((store) => readCatalogHealth(store));
+        context.out(`catalog version   ${health.version}`);
+        context.out(`last import       ${health.importedAt?.toISOString() ?? "never"}`);
+        context.out(`venues            ${formatCount(health.venues)}`);
+        context.out(`events            ${formatCount(health.events)}`);
+        context.out(
+          `corrections       ${health.pendingCorrections === 0 ? "none pending" : `${formatCount(health.pendingCorrections)} events whose kept items are still to be placed again`}`,
+        );
       },
     },
     generate: {

@@ -15,7 +15,13 @@ import { type SharedGeneration, ThreadIndex } from "../shards/threadIndex.ts";
 import { openStore } from "../store/db.ts";
 import { createApp } from "./app.ts";
 import { serve } from "./server.ts";
-import { DATABASE_UP, DRAINING, type SupervisorMessage, type ThreadMessage } from "./threadMessages.ts";
+import {
+  CATALOG_EMPTY,
+  DATABASE_UP,
+  DRAINING,
+  type SupervisorMessage,
+  type ThreadMessage,
+} from "./threadMessages.ts";
 
 export type ThreadInit = {
   config: Config;
@@ -85,10 +91,11 @@ const server = serve(app, {
   metrics,
   reusePort: true,
   readiness: () =>
-    readinessOf(
-      Atomics.load(control, DRAINING) === 1,
-      Atomics.load(control, DATABASE_UP) === 1 && connections.up(),
-    ),
+    readinessOf({
+      draining: Atomics.load(control, DRAINING) === 1,
+      databaseUp: Atomics.load(control, DATABASE_UP) === 1 && connections.up(),
+      catalogEmpty: Atomics.load(control, CATALOG_EMPTY) === 1,
+    }),
 });
 send({ type: "listening", port: server.port });
 

@@ -9,6 +9,7 @@ import type { SharedGeneration } from "../shards/threadIndex.ts";
 import { describeFailure } from "../store/failures.ts";
 import type { ThreadInit } from "./requestThread.ts";
 import {
+  CATALOG_EMPTY,
   CONTROL_WORDS,
   CURRENT_GENERATION,
   DATABASE_UP,
@@ -75,6 +76,7 @@ export async function startRequestThreads(deps: {
   let pending: SharedGeneration | null = null;
   Atomics.store(control, CURRENT_GENERATION, current.number);
   Atomics.store(control, DATABASE_UP, 1);
+  Atomics.store(control, CATALOG_EMPTY, current.events === 0 ? 1 : 0);
   const slots: (Slot | null)[] = new Array(count).fill(null);
   let stopping = false;
   let port = config.port;
@@ -177,6 +179,7 @@ export async function startRequestThreads(deps: {
     await Promise.all(live.map((slot) => answer(slot.thread, `held:${next.number}`, ACK_TIMEOUT_MS)));
     // Every live thread holds it (a thread that did not answer has died and is replaced holding both).
     Atomics.store(control, CURRENT_GENERATION, next.number);
+    Atomics.store(control, CATALOG_EMPTY, next.events === 0 ? 1 : 0);
     current = next;
     pending = null;
   });

@@ -10,9 +10,20 @@ import { Metrics, type MetricsJson } from "./metrics.ts";
 /** Whether the instance should get traffic, and if not, why (docs/operations.md, Observability). */
 export type Readiness = () => { ready: boolean; reasons: string[] };
 
-/** The readiness rule, wherever its two inputs are kept (here, or shared memory on request threads). */
-export function readinessOf(draining: boolean, databaseUp: boolean): ReturnType<Readiness> {
-  const reasons = [...(draining ? ["draining"] : []), ...(databaseUp ? [] : ["database_unavailable"])];
+/**
+ * The readiness rule, wherever its inputs are kept (here, or shared memory on request threads). An empty
+ * catalog is not ready: every batch would be dropped unmatched (contract §15).
+ */
+export function readinessOf(state: {
+  draining: boolean;
+  databaseUp: boolean;
+  catalogEmpty: boolean;
+}): ReturnType<Readiness> {
+  const reasons = [
+    ...(state.draining ? ["draining"] : []),
+    ...(state.databaseUp ? [] : ["database_unavailable"]),
+    ...(state.catalogEmpty ? ["catalog_empty"] : []),
+  ];
   return { ready: reasons.length === 0, reasons };
 }
 
@@ -104,7 +115,8 @@ export function observe(config: Config, parts: { store: Store; engine: MatchingE
   return {
     metrics,
     matcher: timed(engine, metrics),
-    readiness: () => readinessOf(draining, database.up()),
+    readiness: () =>
+      readinessOf({ draining, databaseUp: database.up(), catalogEmpty: engine.catalog().events === 0 }),
     drain: () => {
       draining = true;
       for (const drained of drainListeners) drained();

@@ -119,7 +119,7 @@ class Engine implements MatchingEngine {
   }
 
   sharedGeneration(): SharedGeneration {
-    return shared(this.current);
+    return shared(this.current, this.status.events);
   }
 
   beforeSwap(hook: (next: SharedGeneration) => Promise<void>): void {
@@ -147,7 +147,7 @@ class Engine implements MatchingEngine {
     const next = await openGeneration(columns, version, this.current.number + 1, this.options);
     if (this.closed) return void (await next.close());
     try {
-      await this.swapHook(shared(next));
+      await this.swapHook(shared(next, size.events));
     } catch (error) {
       await next.close();
       throw error;
@@ -187,9 +187,10 @@ async function openGeneration(
   return generation;
 }
 
-const shared = (generation: Generation): SharedGeneration => ({
+const shared = (generation: Generation, events: number): SharedGeneration => ({
   number: generation.number,
   version: generation.version,
+  events,
   index: generation.index,
 });
 

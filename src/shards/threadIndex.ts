@@ -17,7 +17,7 @@ import type { Matcher, MatchQuery, MatchSettings, PlacedCandidate } from "./matc
 export const CURRENT_GENERATION = 0;
 
 /** A generation as the supervisor posts it to request threads. */
-export type SharedGeneration = { number: number; version: string; index: IndexBuffers };
+export type SharedGeneration = { number: number; version: string; events: number; index: IndexBuffers };
 
 /** Matching on a request thread runs inline: the thread is itself one of the process's cores at work. */
 const INLINE = { workers: 0, minTaskItems: 1, maxTaskItems: 1, taskTimeoutMs: 1 };

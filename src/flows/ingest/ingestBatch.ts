@@ -1,17 +1,10 @@
-import { itemConfidence, itemWeight, spotCell } from "../../confidence/confidence.ts";
-import type { Matcher, MatchSettings, PlacedCandidate } from "../../shards/matcher.ts";
+import type { Matcher, MatchSettings } from "../../shards/matcher.ts";
 import type { Store } from "../../store/db.ts";
 import { attendedOf } from "../../store/eventDetails.ts";
 import { type KeptMedia, writeBatch } from "../../store/ingest.ts";
 import type { EventFactsCache } from "../catalogFacts/eventFacts.ts";
-import {
-  type AcceptedItem,
-  classifyItems,
-  matchInstantMs,
-  type Rejection,
-  utcText,
-  type ValidatedItem,
-} from "./mediaItems.ts";
+import { type AcceptedItem, classifyItems, type Rejection, type ValidatedItem } from "./mediaItems.ts";
+import { type Placement, placeItems, placementConfidence } from "./placement.ts";
 
 /** An accepted item's match (docs/api.md §4), whether or not it was kept. */
 export type Match = {
@@ -41,32 +34,14 @@ export type IngestDeps = {
   config: { match: MatchSettings };
 };
 
-/**
- * docs/api.md §4: only a licensed best candidate is a match (`kept`, its item as stored); an unlicensed
- * one still names its venue.
- */
-function matchOf(item: AcceptedItem, candidate: PlacedCandidate | null, kept: KeptMedia | null): Match {
+/** docs/api.md §4: only a licensed best candidate is a match; an unlicensed one still names its venue. */
+function matchOf(item: AcceptedItem, placement: Placement): Match {
   return {
     mediaId: item.id,
-    matched: kept !== null,
-    eventId: kept?.eventId ?? null,
-    venueId: candidate?.venueId ?? null,
-    confidence:
-      kept !== null && candidate !== null ? itemConfidence(candidate.place, kept.spot === null) : null,
-  };
-}
-
-/** A kept item with what its event's confidence needs from it: its weight and its routine spot cell. */
-function keptOf(item: AcceptedItem, candidate: PlacedCandidate): KeptMedia {
-  const { id, takenAt, ...stored } = item;
-  return {
-    ...stored,
-    mediaId: id,
-    takenAt: utcText(takenAt),
-    eventId: candidate.eventId,
-    venueId: candidate.venueId,
-    spot: spotCell(item, candidate.venue),
-    weight: itemWeight(candidate.place),
+    matched: placement.kept !== null,
+    eventId: placement.kept?.eventId ?? null,
+    venueId: placement.candidate?.venueId ?? null,
+    confidence: placementConfidence(placement),
   };
 }
 
@@ -82,26 +57,13 @@ export async function ingestMediaBatch(
   items: readonly ValidatedItem[],
 ): Promise<BatchOutcome | null> {
   const { accepted, rejected } = classifyItems(items);
-  const candidates =
-    accepted.length === 0
-      ? []
-      : await matcher.match(
-          accepted.map((item) => ({
-            latitude: item.latitude,
-            longitude: item.longitude,
-            takenAtMs: matchInstantMs(item.takenAt),
-          })),
-        );
-  if (candidates.length !== accepted.length) {
-    throw new Error(`matcher answered ${candidates.length} of ${accepted.length} queries`);
-  }
+  const placements = await placeItems(matcher, accepted);
   const matches: Match[] = [];
   const kept: KeptMedia[] = [];
   accepted.forEach((item, i) => {
-    const candidate = candidates[i] ?? null;
-    const keptItem = candidate?.licensed ? keptOf(item, candidate) : null;
-    matches.push(matchOf(item, candidate, keptItem));
-    if (keptItem !== null) kept.push(keptItem);
+    const placement = placements[i] ?? { candidate: null, kept: null };
+    matches.push(matchOf(item, placement));
+    if (placement.kept !== null) kept.push(placement.kept);
   });
   const eventIds = [...new Set(kept.map((m) => m.eventId))];
   // Read before anything is written: a failed read stores nothing, and the transaction holds the user's

@@ -1,10 +1,11 @@
 import { sql } from "drizzle-orm";
 import type { Store } from "../db.ts";
 import { CatalogAssembler, type LineError, type StagedEvent } from "./assembler.ts";
+import { queueCorrections } from "./corrections.ts";
 import type { LineBatch } from "./lines.ts";
 import {
-  bumpCatalogVersion,
   type MergeCounts,
+  markImport,
   mergeEventChunk,
   mergePerformers,
   mergeVenues,
@@ -41,6 +42,9 @@ export type ImportSuccess = {
   deferredEvents: number;
   /** Venues whose time zone the file changed: all their events got new instants. */
   rezonedVenues: number;
+  /** Existing events whose placement changed: their kept items are placed again (contract §15). */
+  correctedEvents: number;
+  /** The catalog version after the import: unchanged when the import changed nothing. */
   version: number;
 };
 
@@ -158,8 +162,8 @@ async function analyzeCatalogTables(store: Store): Promise<void> {
   await store.rows(sql`analyze venues, performers, events, event_performers`);
 }
 
-function changedCatalog(report: ImportSuccess): boolean {
-  return [report.venues, report.performers, report.events].some((t) => t.inserted + t.updated > 0);
+function changedCatalog(tables: readonly MergeCounts[]): boolean {
+  return tables.some((t) => t.inserted + t.updated > 0);
 }
 
 export async function importCatalog(
@@ -168,7 +172,9 @@ export async function importCatalog(
   options: ImportOptions = {},
 ): Promise<ImportReport> {
   const report = await importInTransaction(store, source, options);
-  if (report.ok && changedCatalog(report)) await analyzeCatalogTables(store);
+  if (report.ok && changedCatalog([report.venues, report.performers, report.events])) {
+    await analyzeCatalogTables(store);
+  }
   return report;
 }
 
@@ -202,6 +208,7 @@ async function importInTransaction(
       const performers = await mergePerformers(tx, [...assembler.performers.values()]);
       await recomputeInstants(tx, [...assembler.rezonedVenues]);
       if (merger.total.updated > 0 || assembler.rezonedVenues.size > 0) await refreshAttendedCopies(tx);
+      const version = await markImport(tx, changedCatalog([venues, performers, merger.total]));
       return {
         ok: true as const,
         lines,
@@ -210,7 +217,8 @@ async function importInTransaction(
         events: counts(merger.total, assembler.countDistinctEvents()),
         deferredEvents: assembler.deferredEvents,
         rezonedVenues: assembler.rezonedVenues.size,
-        version: await bumpCatalogVersion(tx),
+        correctedEvents: await queueCorrections(tx, version),
+        version,
       };
     });
   } catch (error) {

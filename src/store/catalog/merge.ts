@@ -1,5 +1,6 @@
 import { ATTENDANCE_COPIES_LOCK, CATALOG_IMPORT_LOCK } from "../db.ts";
 import type { KnownCatalog, StagedEvent, StagedPerformer, StagedVenue } from "./assembler.ts";
+import { CORRECTION_DDL, noteEventPlacements, noteVenuePlacements } from "./corrections.ts";
 import { instantOf, parseLocalDateTime } from "./localTime.ts";
 import {
   type BulkTable,
@@ -33,7 +34,7 @@ export async function prepareImport(tx: CatalogTransaction): Promise<PreparedImp
   await tx.query(`select pg_advisory_xact_lock(${CATALOG_IMPORT_LOCK})`);
   // Room for the hash joins and sorts of a chunk in memory; local to this transaction.
   await tx.query("set local work_mem = '128MB'");
-  for (const ddl of STAGING_DDL) await tx.query(ddl);
+  for (const ddl of [...STAGING_DDL, ...CORRECTION_DDL]) await tx.query(ddl);
   const venues = await tx.query<{ id: number; timezone: string }>("select id, timezone from venues");
   const performers = await tx.query<{ id: number }>("select id from performers");
   const [events] = await tx.query<{ present: boolean }>("select exists (select 1 from events) as present");
@@ -167,6 +168,7 @@ export async function mergeEventChunk(
     tx,
     "update stage_events s set existing = true where (select true from events e where e.id = s.id) returning 1",
   );
+  await noteEventPlacements(tx);
   const inserted = await countRows(
     tx,
     `insert into events (${EVENT_COLUMNS.join(", ")}) ${STAGED_EVENTS} where not existing returning 1`,
@@ -197,6 +199,7 @@ export async function mergeVenues(
   venues: readonly StagedVenue[],
 ): Promise<MergeCounts> {
   await stage(tx, stageVenues, venues);
+  await noteVenuePlacements(tx);
   const columns = stageVenues.columns.filter((c) => c !== "line");
   return counted(tx, upsert("venues", columns, `select ${columns.join(", ")} from stage_venues`));
 }
@@ -265,12 +268,17 @@ export async function refreshAttendedCopies(tx: CatalogTransaction): Promise<voi
         is distinct from (e.starts_at, e.starts_at_local, e.venue_id, e.licensed)`);
 }
 
-/** Running servers poll this version to learn that the catalog changed. */
-export async function bumpCatalogVersion(tx: CatalogTransaction): Promise<number> {
+/**
+ * Running servers poll this version to learn that the catalog changed, so an import that changed nothing
+ * keeps it (contract §15); every import notes its time.
+ */
+export async function markImport(tx: CatalogTransaction, changed: boolean): Promise<number> {
   const [state] = await tx.query<{
     version: string | number;
-  }>(`insert into catalog_state (id, version, updated_at)
-    values (1, 1, now()) on conflict (id) do update set version = catalog_state.version + 1, updated_at = now()
+  }>(`insert into catalog_state (id, version, updated_at, imported_at)
+    values (1, ${changed ? 1 : 0}, now(), now()) on conflict (id) do update
+    set version = catalog_state.version + ${changed ? 1 : 0},
+      updated_at = ${changed ? "now()" : "catalog_state.updated_at"}, imported_at = now()
     returning version`);
   return Number(state?.version ?? 0);
 }

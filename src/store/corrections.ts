@@ -1,0 +1,159 @@
+import { sql } from "drizzle-orm";
+import { type BatchWrite, batchPlanSettings, type KeptMedia } from "./batchInput.ts";
+import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
+import { batchStatement } from "./ingest.ts";
+
+/**
+ * The queue of catalog corrections (contract §15, `catalog_corrections`, filled by an import in
+ * src/store/catalog/corrections.ts) and the writes that place kept items again. Each user's items are
+ * placed under the user's row lock in a transaction of their own, so a user's batches wait for at most
+ * one user's re-placement and other users' batches never wait.
+ */
+
+/** How long a claimed correction stays another instance's before it may take it over. */
+const LEASE_SECONDS = 120;
+
+/** A kept item as the matching needs it, read back from `media`. */
+export type StoredItem = Omit<KeptMedia, "eventId" | "venueId" | "spot" | "weight"> & { eventId: number };
+
+/**
+ * Claims up to `limit` queued events that an index at `indexVersion` can place, leasing them so another
+ * instance leaves them alone; an expired lease (an instance that stopped half-way) is taken over.
+ */
+export async function claimCorrections(
+  store: Store,
+  indexVersion: number,
+  limit: number,
+): Promise<{ eventId: number; version: number }[]> {
+  const rows = await store.rows<{ event_id: number; version: string | number }>(sql`
+    update catalog_corrections set leased_until = now() + make_interval(secs => ${LEASE_SECONDS})
+    where event_id in (
+      select event_id from catalog_corrections
+      where version <= ${indexVersion} and (leased_until is null or leased_until < now())
+      order by event_id limit ${limit} for update skip locked)
+    returning event_id, version`);
+  return rows.map((row) => ({ eventId: row.event_id, version: Number(row.version) }));
+}
+
+/** Drops claimed events that no newer import queued again meanwhile. */
+export async function finishCorrections(
+  store: Store,
+  claimed: readonly { eventId: number; version: number }[],
+): Promise<void> {
+  if (claimed.length === 0) return;
+  await store.rows(sql`delete from catalog_corrections c
+    using unnest(${sql.param(claimed.map((c) => c.eventId))}::int[], ${sql.param(claimed.map((c) => c.version))}::int8[])
+      as done(event_id, version)
+    where c.event_id = done.event_id and c.version <= done.version`);
+}
+
+/** Queued events, and how many of them an index at `indexVersion` can already place. */
+export async function pendingCorrections(store: Store): Promise<{ events: number; newestVersion: number }> {
+  const [row] = await store.rows<{ events: number; newest: string | number | null }>(
+    sql`select count(*)::int as events, max(version) as newest from catalog_corrections`,
+  );
+  return { events: row?.events ?? 0, newestVersion: Number(row?.newest ?? 0) };
+}
+
+/** The users who keep items at any of `eventIds` (the media index that leads with the event). */
+export async function usersAtEvents(store: Store, eventIds: readonly number[]): Promise<string[]> {
+  if (eventIds.length === 0) return [];
+  const rows = await store.rows<{ user_id: string }>(
+    sql`select distinct user_id from media where event_id = any(${sql.param(eventIds)}::int[])`,
+  );
+  return rows.map((row) => row.user_id);
+}
+
+/** What placing one user's items again did to them. */
+export type Replacement = { items: number; moved: number; removed: number };
+
+/**
+ * Places a user's items kept at `eventIds` again, atomically: `place` gets the items as stored and
+ * answers, for each, where a re-send would keep it now (null: it matches nothing and goes) or `"stay"`
+ * for an item that is to be left exactly as it is. Written by the batch statement, as a re-send is
+ * (src/store/ingest.ts), under the user's row lock and without moving the user's sync mark. Returns null
+ * when the user no longer exists.
+ */
+export async function replaceUserItems(
+  store: Store,
+  userId: string,
+  eventIds: readonly number[],
+  defaultDurationMinutes: number,
+  place: (items: readonly StoredItem[]) => Promise<(KeptMedia | null | "stay")[]>,
+): Promise<Replacement | null> {
+  return store.transaction(async (tx) => {
+    await tx.rows(sql`select pg_advisory_xact_lock_shared(${ATTENDANCE_COPIES_LOCK}::int8)`);
+    const [user] = await tx.rows<{ partner_id: string }>(
+      sql`select partner_id from users where id = ${userId}::uuid for update`,
+    );
+    if (user === undefined) return null;
+    const items = (await tx.rows<StoredRow>(storedItems(userId, eventIds))).map(storedItemOf);
+    const placements = await place(items);
+    const batch: BatchWrite = {
+      userId,
+      partnerId: user.partner_id,
+      acceptedIds: [],
+      kept: [],
+      defaultDurationMinutes,
+    };
+    const acceptedIds: string[] = [];
+    const kept: KeptMedia[] = [];
+    let moved = 0;
+    let removed = 0;
+    items.forEach((item, i) => {
+      const placement = placements[i] ?? null;
+      if (placement === "stay") return;
+      acceptedIds.push(item.mediaId);
+      if (placement === null) removed++;
+      else {
+        kept.push(placement);
+        if (placement.eventId !== item.eventId) moved++;
+      }
+    });
+    if (acceptedIds.length > 0) {
+      await tx.rows(batchPlanSettings);
+      await tx.rows(batchStatement({ ...batch, acceptedIds, kept }));
+    }
+    return { items: items.length, moved, removed };
+  });
+}
+
+type StoredRow = {
+  media_id: string;
+  event_id: number;
+  taken_at: string;
+  latitude: number;
+  longitude: number;
+  media_type: "photo" | "video";
+  filename: string | null;
+  duration_seconds: number | null;
+  thumbnail_url: string | null;
+  device_make: string | null;
+  device_model: string | null;
+  device_lens_model: string | null;
+};
+
+const storedItems = (userId: string, eventIds: readonly number[]) => sql`
+  select media_id, event_id,
+    to_char(taken_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as taken_at,
+    latitude, longitude, media_type, filename, duration_seconds, thumbnail_url,
+    device_make, device_model, device_lens_model
+  from media where user_id = ${userId}::uuid and event_id = any(${sql.param(eventIds)}::int[])
+  order by media_id`;
+
+function storedItemOf(row: StoredRow): StoredItem {
+  return {
+    mediaId: row.media_id,
+    eventId: row.event_id,
+    takenAt: row.taken_at,
+    latitude: row.latitude,
+    longitude: row.longitude,
+    mediaType: row.media_type,
+    filename: row.filename,
+    durationSeconds: row.duration_seconds,
+    thumbnailUrl: row.thumbnail_url,
+    deviceMake: row.device_make,
+    deviceModel: row.device_model,
+    deviceLensModel: row.device_lens_model,
+  };
+}
