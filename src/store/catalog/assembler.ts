@@ -1,4 +1,6 @@
-import { canonicalTimeZone, instantOf, parseLocalDateTime } from "./localTime.ts";
+import type { EventStatus } from "./eventStatus.ts";
+import { eventInstants, startOfLocalDay } from "./eventWindow.ts";
+import { canonicalTimeZone, parseLocalDateTime } from "./localTime.ts";
 import { type EventRecord, type PerformerRecord, parseRecord, type VenueRecord } from "./records.ts";
 
 /**
@@ -26,6 +28,8 @@ export type StagedEvent = {
   startsMs: number;
   endsMs: number | null;
   licensed: boolean;
+  status: EventStatus;
+  timeUnknown: boolean;
   performerIds: number[];
   headliners: (boolean | null)[];
 };
@@ -164,16 +168,18 @@ export class CatalogAssembler {
       return this.reject(line, "ends_at_local is before starts_at_local");
     }
     this.recordEventId(record.id);
+    const timeUnknown = record.time_unknown ?? false;
     return {
       line,
       id: record.id,
       name: record.name,
       venueId: record.venue_id,
-      startsAtLocal: record.starts_at_local,
+      startsAtLocal: timeUnknown ? startOfLocalDay(record.starts_at_local) : record.starts_at_local,
       endsAtLocal: endsText,
-      startsMs: instantOf(starts, zone),
-      endsMs: ends === null ? null : instantOf(ends, zone),
+      ...eventInstants(starts, ends, timeUnknown, zone),
       licensed: record.licensed ?? true,
+      status: record.status ?? "scheduled",
+      timeUnknown,
       performerIds: record.performers.map((p) => p.id),
       headliners: record.performers.map((p) => p.is_headliner ?? null),
     };
