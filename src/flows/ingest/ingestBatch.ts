@@ -41,18 +41,22 @@ export type IngestDeps = {
   config: { match: MatchSettings };
 };
 
+type Placed = { item: AcceptedItem; candidate: PlacedCandidate | null; kept: KeptMedia | null };
+
 /**
  * docs/api.md §4: only a licensed best candidate is a match (`kept`, its item as stored); an unlicensed
- * one still names its venue.
+ * one still names its venue. `timeUnknown` holds the matched events whose time the catalog does not know.
  */
-function matchOf(item: AcceptedItem, candidate: PlacedCandidate | null, kept: KeptMedia | null): Match {
+function matchOf({ item, candidate, kept }: Placed, timeUnknown: ReadonlySet<number>): Match {
   return {
     mediaId: item.id,
     matched: kept !== null,
     eventId: kept?.eventId ?? null,
     venueId: candidate?.venueId ?? null,
     confidence:
-      kept !== null && candidate !== null ? itemConfidence(candidate.place, kept.spot === null) : null,
+      kept !== null && candidate !== null
+        ? itemConfidence(candidate.place, kept.spot === null, timeUnknown.has(kept.eventId))
+        : null,
   };
 }
 
@@ -95,14 +99,11 @@ export async function ingestMediaBatch(
   if (candidates.length !== accepted.length) {
     throw new Error(`matcher answered ${candidates.length} of ${accepted.length} queries`);
   }
-  const matches: Match[] = [];
-  const kept: KeptMedia[] = [];
-  accepted.forEach((item, i) => {
+  const placed: Placed[] = accepted.map((item, i) => {
     const candidate = candidates[i] ?? null;
-    const keptItem = candidate?.licensed ? keptOf(item, candidate) : null;
-    matches.push(matchOf(item, candidate, keptItem));
-    if (keptItem !== null) kept.push(keptItem);
+    return { item, candidate, kept: candidate?.licensed ? keptOf(item, candidate) : null };
   });
+  const kept = placed.flatMap((p) => (p.kept === null ? [] : [p.kept]));
   const eventIds = [...new Set(kept.map((m) => m.eventId))];
   // Read before anything is written: a failed read stores nothing, and the transaction holds the user's
   // row lock no longer than its writes need.
@@ -119,6 +120,10 @@ export async function ingestMediaBatch(
   );
   if (written === null) return null;
   const { lastSyncAt, events } = written;
+  const timeUnknown = new Set(
+    events.flatMap((e) => (e.time_unknown && e.event_id !== null ? [e.event_id] : [])),
+  );
+  const matches = placed.map((p) => matchOf(p, timeUnknown));
   const version = events[0]?.catalog_version;
   // An import that committed between the read and the write makes the facts read out of date: they are
   // read again after the commit, the one case where a committed batch can still fail (a 500, safe to

@@ -1,3 +1,4 @@
+import { FIRST_FEED_ID } from "../schema/catalog.ts";
 import type { EventStatus } from "./eventStatus.ts";
 import { eventInstants, startOfLocalDay } from "./eventWindow.ts";
 import { canonicalTimeZone, parseLocalDateTime } from "./localTime.ts";
@@ -67,7 +68,11 @@ export class CatalogAssembler {
   private readonly pendingPerformers = new Map<number, number[]>();
   private eventIds = new Int32Array(1024);
 
-  constructor(known: KnownCatalog) {
+  /** `fromFeed`: the lines come from a feed import, whose ids are FIRST_FEED_ID and up. */
+  constructor(
+    known: KnownCatalog,
+    private readonly fromFeed = false,
+  ) {
     this.venueZones = known.venueZones;
     this.performerIds = known.performerIds;
   }
@@ -77,6 +82,12 @@ export class CatalogAssembler {
     const parsed = parseRecord(text);
     if ("error" in parsed) return this.reject(line, parsed.error);
     const record = parsed.record;
+    if (!this.fromFeed && record.id >= FIRST_FEED_ID) {
+      return this.reject(
+        line,
+        `id: ids from ${FIRST_FEED_ID} up are given by feed imports, got ${record.id}`,
+      );
+    }
     if (record.type === "venue") return this.acceptVenue(line, record);
     if (record.type === "performer") {
       const { type: _, ...fields } = record;
