@@ -78,7 +78,7 @@ export const CONFIDENCE: ConfidenceParameters = {
   spotM: 75,
   routineEvents: 4,
   outsideCap: 0.6,
-  timeUnknownShare: 0.6,
+  timeUnknownShare: 0.7,
 };
 
 /**
