@@ -3,6 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
+import { importFeed } from "../src/store/catalog/feeds/importFeed.ts";
+import { lookupEvents } from "../src/store/catalog/feeds/lookup.ts";
+import { openStore } from "../src/store/db.ts";
 import { runCli } from "./support/cli.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 
@@ -161,5 +164,33 @@ describe("catalog import --format", () => {
     expect((await cli(["catalog", "import", file, file])).code).toBe(2);
     expect((await cli(["catalog", "lookup"])).code).toBe(2);
     expect((await cli(["catalog", "lookup", "--date", "July 4"])).code).toBe(2);
+  });
+});
+
+describe("feed import on the embedded database", () => {
+  test("ids, links and an unchanged re-import, as on PostgreSQL", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "rollcall-feeds-pglite-"));
+    const store = await openStore({ databaseUrl: null, dataDir });
+    try {
+      const first = await importFeed(store, "ticketmaster", [TICKETMASTER]);
+      expect(first.ok && first.events.inserted).toBe(9);
+      const linked = await importFeed(store, "seatgeek", [SEATGEEK]);
+      expect(linked.ok && linked.linked).toBe(1);
+      const again = await importFeed(store, "seatgeek", [SEATGEEK]);
+      expect(again.ok && [again.events.inserted, again.events.updated, again.events.unchanged]).toEqual([
+        0, 0, 4,
+      ]);
+      const [show] = await lookupEvents(store, {
+        externalId: "5001",
+        source: "seatgeek",
+        name: null,
+        venue: null,
+        date: null,
+      });
+      expect(show?.external_ids).toEqual(["seatgeek:5001", "ticketmaster:vvG1zZ9pbKjzAs"]);
+    } finally {
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
