@@ -78,6 +78,13 @@ describe("feed events in batches and histories", () => {
     const history = await server.call("GET", `/v1/users/${userId}/events`, { key });
     expect(history.body.events.map((e: EventBody) => e.id)).toEqual([show]);
     expect(history.body.events[0]).not.toHaveProperty("time_unknown");
+    // Attractions' genres, else their segment, are the performers' categories.
+    expect(
+      history.body.events[0].performers.map((p: { name: string; category: string }) => [p.name, p.category]),
+    ).toEqual([
+      ["The Example Band", "Rock"],
+      ["Opening Act", "Music"],
+    ]);
   });
 
   test("a photo at a cancelled, a postponed or a date-to-be-decided show matches nothing", async () => {
@@ -116,6 +123,12 @@ describe("feed events in batches and histories", () => {
       time_unknown: true,
       confidence: events[0]?.confidence,
     });
+  });
+
+  test("a show with no specific time matches any time that day", async () => {
+    const { matches, events } = await send([photo("morning", "2025-07-11T14:00:00Z")]);
+    expect(matches[0]?.event_id).toBe(eventId("vvG1zZ9pNoSpec"));
+    expect(events[0]).toMatchObject({ starts_at_local: "2025-07-11T00:00:00", time_unknown: true });
   });
 
   test("SeatGeek's placeholder time is not a time: a photo that afternoon matches", async () => {

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readFeedFiles } from "../src/store/catalog/feeds/feedFiles.ts";
 import type { FeedEvent, FeedPage } from "../src/store/catalog/feeds/feedPage.ts";
+import { isSameShow, linkedShow, type ShowFacts } from "../src/store/catalog/feeds/linking.ts";
 import { readSeatGeekPage } from "../src/store/catalog/feeds/seatgeek.ts";
 import { readTicketmasterPage } from "../src/store/catalog/feeds/ticketmaster.ts";
 
@@ -180,5 +181,43 @@ describe("answer files", () => {
       `${SEATGEEK} line 1`,
       `${SEATGEEK} line 2`,
     ]);
+  });
+});
+
+describe("the linking rule", () => {
+  const show: ShowFacts = {
+    name: "The Example Band",
+    latitude: 40.7505,
+    longitude: -73.9934,
+    startsMs: Date.parse("2025-07-05T00:00:00Z"),
+    localDate: "2025-07-04",
+    timeUnknown: false,
+    performerNames: ["The Example Band", "Opening Act"],
+  };
+  const other = { ...show, name: "Something Else", performerNames: ["Nobody"] };
+
+  test("near in place and time, with a shared performer or a similar name", () => {
+    expect(isSameShow({ ...other, performerNames: ["the example band!"] }, show)).toBe(true);
+    expect(isSameShow({ ...other, name: "The Example Band: Live" }, show)).toBe(true);
+    expect(isSameShow(other, show)).toBe(false);
+  });
+
+  test("not when the venues are over 500 m apart or the starts over 2 hours", () => {
+    expect(isSameShow({ ...show, latitude: show.latitude + 0.006 }, show)).toBe(false);
+    expect(isSameShow({ ...show, latitude: show.latitude + 0.004 }, show)).toBe(true);
+    expect(isSameShow({ ...show, startsMs: show.startsMs + 2 * 3_600_000 + 1000 }, show)).toBe(false);
+  });
+
+  test("an unknown time links on the same local date only", () => {
+    const undated = { ...show, timeUnknown: true, startsMs: Date.parse("2025-07-04T04:00:00Z") };
+    expect(isSameShow(undated, show)).toBe(true);
+    expect(isSameShow({ ...undated, localDate: "2025-07-05" }, show)).toBe(false);
+  });
+
+  test("of several, the closest start wins", () => {
+    const early = { ...show, id: 1, startsMs: show.startsMs - 3_600_000 };
+    const close = { ...show, id: 2, startsMs: show.startsMs + 600_000 };
+    expect(linkedShow(show, [early, close])?.id).toBe(2);
+    expect(linkedShow(other, [early, close])).toBeNull();
   });
 });
