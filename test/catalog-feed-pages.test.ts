@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readFeedFiles } from "../src/store/catalog/feeds/feedFiles.ts";
 import type { FeedEvent, FeedPage } from "../src/store/catalog/feeds/feedPage.ts";
@@ -219,5 +220,26 @@ describe("the linking rule", () => {
     const close = { ...show, id: 2, startsMs: show.startsMs + 600_000 };
     expect(linkedShow(show, [early, close])?.id).toBe(2);
     expect(linkedShow(other, [early, close])).toBeNull();
+  });
+});
+
+describe("answer files that are not answers", () => {
+  test("a broken pretty-printed page is one error; a byte-order mark is fine", () => {
+    const dir = mkdtempSync(join(tmpdir(), "rollcall-feed-files-"));
+    try {
+      const broken = join(dir, "broken.json");
+      writeFileSync(broken, '{\n  "_embedded": {\n    "events": [\n');
+      expect(readFeedFiles("ticketmaster", [broken]).errors).toEqual([
+        { place: broken, message: "not valid JSON: neither one answer page nor JSON Lines of pages" },
+      ]);
+      const marked = join(dir, "marked.json");
+      writeFileSync(marked, `\uFEFF${readFileSync(TICKETMASTER, "utf8")}`);
+      expect(readFeedFiles("ticketmaster", [marked]).pages).toHaveLength(1);
+      expect(
+        readFeedFiles("ticketmaster", [join(dir, "missing.json"), dir]).errors.map((e) => e.message),
+      ).toEqual(["cannot be read", "cannot be read"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

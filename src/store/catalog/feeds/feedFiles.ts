@@ -42,17 +42,23 @@ export function readFeedFiles(source: FeedSource, paths: readonly string[]): Fee
       read.errors.push({ place: path, message: "cannot be read" });
       continue;
     }
-    const whole = text.trim();
+    const body = text.replace(/^\uFEFF/, "");
+    const whole = body.trim();
     if (whole.length === 0) {
       read.errors.push({ place: path, message: "is empty" });
       continue;
     }
-    // A page on one line is JSON Lines of one page: both read alike, and a place always names its line.
-    const lines = text.split("\n");
-    const oneDocument =
-      whole.startsWith("{") && lines.filter((l) => l.trim() !== "").length > 1 && isJson(whole);
-    if (oneDocument) {
+    if (isJson(whole)) {
       readPage(source, whole, path, read);
+      continue;
+    }
+    const lines = body.split("\n");
+    // A broken pretty-printed page is one error, not one per line.
+    if (!isJson(lines.find((line) => line.trim() !== "") ?? "")) {
+      read.errors.push({
+        place: path,
+        message: "not valid JSON: neither one answer page nor JSON Lines of pages",
+      });
       continue;
     }
     lines.forEach((line, index) => {
