@@ -7,3 +7,5 @@ CREATE TABLE "external_ids" (
 	"linked" boolean DEFAULT false NOT NULL,
 	CONSTRAINT "external_ids_source_kind_external_id_pk" PRIMARY KEY("source","kind","external_id")
 );
+--> statement-breakpoint
+CREATE INDEX "external_ids_id" ON "external_ids" USING btree ("id");

@@ -66,6 +66,9 @@ export async function runLookup(args: string[], context: Context): Promise<void>
     venue: textOption("venue", values.venue),
     date: textOption("date", values.date),
   };
+  if (query.source !== null && query.externalId === null) {
+    throw new UsageError("--source narrows --external-id: give both");
+  }
   if (query.date !== null && !DATE.test(query.date)) throw new UsageError("--date must be YYYY-MM-DD");
   if (query.externalId === null && query.name === null && query.venue === null && query.date === null) {
     throw new UsageError("give at least one of --external-id, --name, --venue, --date");

@@ -2,6 +2,7 @@ import {
   bigint,
   boolean,
   doublePrecision,
+  index,
   integer,
   pgSequence,
   pgTable,
@@ -112,5 +113,6 @@ export const externalIds = pgTable(
     id: integer("id").notNull(),
     linked: boolean("linked").notNull().default(false),
   },
-  (t) => [primaryKey({ columns: [t.source, t.kind, t.externalId] })],
+  // By id: the external ids `catalog lookup` lists for each event it finds.
+  (t) => [primaryKey({ columns: [t.source, t.kind, t.externalId] }), index("external_ids_id").on(t.id)],
 );
