@@ -123,6 +123,7 @@ const factsOf = (id: number, version: string): EventFacts => ({
   id,
   name: `Event ${id} v${version}`,
   startsAtLocal: "2025-07-04T20:00:00",
+  timeUnknown: false,
   venue: { id: 1, name: "Garden", city: null, region: null, country: null, latitude: 1, longitude: 2 },
   performers: [],
 });

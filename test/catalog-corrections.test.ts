@@ -102,6 +102,28 @@ describe("catalog corrections", () => {
     expect(await history(user)).toEqual([[21, 1]]);
   });
 
+  test("a cancellation removes the event's kept items; a postponement too; the show's return brings nothing back", async () => {
+    await importLines([event(40, 1, "2025-09-01T20:00:00"), event(41, 2, "2025-09-01T20:00:00")]);
+    const user = await createUser(server, key, "cancelled@example.com");
+    await sendMedia(server, key, user, [
+      photo("x1", "2025-09-01T21:00:00Z", AT_ARENA),
+      photo("y1", "2025-09-01T21:00:00Z", AT_CLUB),
+    ]);
+    const report = await importLines([
+      event(40, 1, "2025-09-01T20:00:00", { status: "cancelled" }),
+      event(41, 2, "2025-09-01T20:00:00", { status: "postponed" }),
+    ]);
+    expect(report.correctedEvents).toBe(2);
+    expect(await corrections.drain()).toEqual({ events: 2, items: 2, moved: 0, removed: 2 });
+    expect(await keptPlaces(server.store, user)).toEqual({});
+    expect(await history(user)).toEqual([]);
+    // Items that were let go are the partner's to send again, as after any re-send that matched nothing.
+    await importLines([event(40, 1, "2025-09-01T20:00:00", { status: "rescheduled" })]);
+    expect(await corrections.drain()).toEqual({ events: 1, items: 0, moved: 0, removed: 0 });
+    await sendMedia(server, key, user, [photo("x1", "2025-09-01T21:00:00Z", AT_ARENA)]);
+    expect(await keptPlaces(server.store, user)).toEqual({ x1: 40 });
+  });
+
   test("an unchanged import or a renamed event queues nothing and keeps placements", async () => {
     const before = await corrections.importLines([arena, club]);
     expect(before.correctedEvents).toBe(0);

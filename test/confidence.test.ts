@@ -252,6 +252,14 @@ describe("the API reference's worked examples (radius 500 m, 120 min before, 60 
       expect(itemConfidenceOf(items[0] as EventItem)).toBe(expected);
   });
 
+  test("one photo near the centre on the day of a show whose time is unknown: 0.54", () => {
+    const item = at(25, 60);
+    const day = { start: START - 19 * 60 * MINUTE, end: START + 5 * 60 * MINUTE };
+    expect(eventConfidence([item], day.start, day.end, undefined, true)).toBe(0.54);
+    expect(itemConfidence(item, true, true)).toBe(0.54);
+    expect(itemConfidence(item, true, true)).toBeLessThan(itemConfidence(item, true));
+  });
+
   test("a festival-ground neighbour (radius 1000 m, an 11-hour day): home and street photos stay at 0.45", () => {
     const day = 660;
     const near = (metres: number, minutes: number): EventItem => ({

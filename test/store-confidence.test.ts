@@ -3,7 +3,8 @@
  * the service runs on: after every batch of a random sequence, each history row holds what the pure
  * model (test/support/confidenceModel.ts) gives for all of the user's kept items at that event, routine spots found
  * over all of the user's kept items at the venue. The batches move items between events, spots and
- * the core, drop them, re-send them unchanged, so spots turn routine and back.
+ * the core, drop them, re-send them unchanged, so spots turn routine and back. Two of the events know
+ * their date and not their time (a whole UTC day), where the evidence counts at timeUnknownShare.
  */
 import { expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
@@ -20,20 +21,31 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 type Venue = { id: number; latitude: number; longitude: number; radiusM: number };
-type Event = { id: number; venue: Venue; startsAtMs: number; endsAtMs: number | null };
+type Event = { id: number; venue: Venue; startsAtMs: number; endsAtMs: number | null; timeUnknown: boolean };
 
 const VENUES: Venue[] = [
   { id: 900, latitude: 51.5, longitude: -0.12, radiusM: 500 },
   { id: 901, latitude: 51.51, longitude: -0.1, radiusM: 300 },
 ];
 const FIRST_START = Date.UTC(2025, 5, 1, 19);
-/** Six nights at the first venue (some without an end), two at the second. */
-const EVENTS: Event[] = [0, 1, 2, 3, 4, 5, 6, 7].map((n) => ({
-  id: 9000 + n,
-  venue: (n < 6 ? VENUES[0] : VENUES[1]) as Venue,
-  startsAtMs: FIRST_START + n * DAY,
-  endsAtMs: n % 3 === 0 ? null : FIRST_START + n * DAY + (2 + (n % 4)) * HOUR,
-}));
+/** Six nights at the first venue (some without an end, one of unknown time), two at the second (one). */
+const EVENTS: Event[] = [0, 1, 2, 3, 4, 5, 6, 7].map((n) =>
+  n === 4 || n === 7
+    ? {
+        id: 9000 + n,
+        venue: (n < 6 ? VENUES[0] : VENUES[1]) as Venue,
+        startsAtMs: Date.UTC(2025, 5, 1) + n * DAY,
+        endsAtMs: Date.UTC(2025, 5, 1) + (n + 1) * DAY,
+        timeUnknown: true,
+      }
+    : {
+        id: 9000 + n,
+        venue: (n < 6 ? VENUES[0] : VENUES[1]) as Venue,
+        startsAtMs: FIRST_START + n * DAY,
+        endsAtMs: n % 3 === 0 ? null : FIRST_START + n * DAY + (2 + (n % 4)) * HOUR,
+        timeUnknown: false,
+      },
+);
 const eventById = new Map(EVENTS.map((e) => [e.id, e]));
 
 async function addCatalog(store: Store): Promise<void> {
@@ -44,9 +56,9 @@ async function addCatalog(store: Store): Promise<void> {
   }
   for (const e of EVENTS) {
     const start = new Date(e.startsAtMs).toISOString();
-    await store.rows(sql`insert into events (id, name, venue_id, starts_at_local, starts_at, ends_at)
+    await store.rows(sql`insert into events (id, name, venue_id, starts_at_local, starts_at, ends_at, time_unknown)
       values (${e.id}, 'Night', ${e.venue.id}, ${start.slice(0, 19)}, ${start}::timestamptz,
-              ${e.endsAtMs === null ? null : new Date(e.endsAtMs).toISOString()}::timestamptz)
+              ${e.endsAtMs === null ? null : new Date(e.endsAtMs).toISOString()}::timestamptz, ${e.timeUnknown})
       on conflict (id) do nothing`);
   }
 }
@@ -141,7 +153,8 @@ async function expectedOf(
     for (const [eventId, items] of byEvent) {
       const event = eventById.get(eventId) as Event;
       const end = event.endsAtMs ?? event.startsAtMs + SETTINGS.defaultDurationMinutes * 60_000;
-      expected.set(eventId, Math.round(eventConfidence(items, event.startsAtMs, end) * 100));
+      const confidence = eventConfidence(items, event.startsAtMs, end, undefined, event.timeUnknown);
+      expected.set(eventId, Math.round(confidence * 100));
     }
   }
   return { expected, routine };

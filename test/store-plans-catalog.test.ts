@@ -115,6 +115,8 @@ describe("catalog rows read by key on a mid-sized catalog", () => {
         startsMs: Date.UTC(2025, 0, 1, 20) + i * 40 * 3_600_000,
         endsMs: null,
         licensed: true,
+        status: "scheduled",
+        timeUnknown: false,
         performerIds: [11],
         headliners: [null],
       }),

@@ -8,9 +8,11 @@ import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 
 const expectedTables = [
   "api_keys",
+  "catalog_corrections",
   "catalog_state",
   "event_performers",
   "events",
+  "external_ids",
   "media",
   "partners",
   "performers",

@@ -4,6 +4,7 @@ import { readCatalogHealth } from "../flows/corrections/catalogHealth.ts";
 import { generateCatalog } from "../store/catalog/generate/index.ts";
 import { type ImportSuccess, importCatalog, type TableCounts } from "../store/catalog/import.ts";
 import { fileLines } from "../store/catalog/lines.ts";
+import { feedSource, runFeedImport, runLookup } from "./catalogFeeds.ts";
 import {
   CommandError,
   type CommandGroup,
@@ -13,7 +14,7 @@ import {
   UsageError,
 } from "./command.ts";
 
-/** `catalog import|generate`: the event catalog as JSON Lines (docs/operations.md §3). */
+/** `catalog import|lookup|generate`: the event catalog as JSON Lines or providers' answer pages (docs/operations.md §3). */
 
 /** Bytes of output gathered before each write: few, large writes keep generation fast. */
 const WRITE_CHUNK = 1 << 20;
@@ -105,10 +106,18 @@ export const catalog: CommandGroup = {
   name: "catalog",
   subcommands: {
     import: {
-      usage: "<file.jsonl>",
-      summary: "validate and import a JSON Lines catalog (all or nothing; upserts by id)",
+      usage: "<file.jsonl> | --format ticketmaster|seatgeek <page.json>...",
+      summary:
+        "validate and import a JSON Lines catalog or feed answer pages (all or nothing; upserts by id)",
       async run(args, context) {
-        const { positionals } = parseArguments(args, {}, { min: 1, max: 1 });
+        const { positionals, values } = parseArguments(
+          args,
+          { format: { type: "string" } },
+          { min: 1, max: Number.POSITIVE_INFINITY },
+        );
+        const format = values.format ?? "jsonl";
+        if (format !== "jsonl") return runFeedImport(feedSource(format), positionals, context);
+        if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
         const file = positionals[0] ?? "";
         let size: number;
         try {
@@ -157,6 +166,12 @@ export const catalog: CommandGroup = {
           `corrections       ${health.pendingCorrections === 0 ? "none pending" : `${formatCount(health.pendingCorrections)} events whose kept items are still to be placed again`}`,
         );
       },
+    },
+    lookup: {
+      usage:
+        "[--external-id ID [--source ticketmaster|seatgeek]] [--name TEXT] [--venue TEXT] [--date YYYY-MM-DD] [--json]",
+      summary: "find events by a feed's external id, name, venue and local date",
+      run: runLookup,
     },
     generate: {
       usage: "--events N [--seed S]",

@@ -21,7 +21,11 @@ import { timeGap } from "../shards/score.ts";
  *   evidence   = itemEvidence × Σ inside + spanEvidence × span
  *                + outsideCap × (1 − exp(−itemEvidence × Σ outside / outsideCap))   (an item in the core)
  *   evidence   = outsideCap × (1 − exp(−(itemEvidence × Σ outside + spanEvidence × span) / outsideCap))
- *   confidence = 1 − exp(−evidence), reported with two decimals
+ *   confidence = 1 − exp(−evidence × timeUnknownShare), for an event whose date is known and time is not
+ *   confidence = 1 − exp(−evidence) for every other, reported with two decimals
+ *
+ * An event whose time is unknown spans its venue's whole day: an item inside it says less about the show
+ * than one inside a timed show's hours, so its evidence counts at timeUnknownShare (docs/api.md §15).
  *
  * An item's weight and spot cell are worked out here when it is matched (and by the backfill); the
  * sums, routine spots and span of a user's events are computed beside the rows, by one definition in
@@ -57,6 +61,7 @@ export type ConfidenceParameters = {
   spotM: number;
   routineEvents: number;
   outsideCap: number;
+  timeUnknownShare: number;
 };
 
 export const CONFIDENCE: ConfidenceParameters = {
@@ -73,6 +78,7 @@ export const CONFIDENCE: ConfidenceParameters = {
   spotM: 75,
   routineEvents: 4,
   outsideCap: 0.6,
+  timeUnknownShare: 0.7,
 };
 
 /**
@@ -140,11 +146,13 @@ export function itemWeight(item: ItemPlace, p: ConfidenceParameters = CONFIDENCE
 export function itemConfidence(
   item: ItemPlace,
   inCore: boolean,
+  timeUnknown = false,
   p: ConfidenceParameters = CONFIDENCE,
 ): number {
   const evidence = p.itemEvidence * itemWeight(item, p);
   const counted = inCore ? evidence : p.outsideCap * (1 - Math.exp(-evidence / p.outsideCap));
-  return Math.round(100 * (1 - Math.exp(-counted))) / 100;
+  const share = timeUnknown ? p.timeUnknownShare : 1;
+  return Math.round(100 * (1 - Math.exp(-counted * share))) / 100;
 }
 
 export type Spot = { row: number; column: number };

@@ -43,6 +43,12 @@ export const EventBody = t.Object({
   id: Type.Integer(),
   name: t.String(),
   starts_at_local: t.String({ description: "Local time at the venue, YYYY-MM-DDTHH:MM:SS, never converted" }),
+  time_unknown: t.Optional(
+    t.Literal(true, {
+      description:
+        "Present only when the catalog knows the date and not the time: starts_at_local is the date at 00:00:00 (docs/api.md §4)",
+    }),
+  ),
   venue: VenueBody,
   performers: t.Array(PerformerBody),
   media_count: Type.Integer(),

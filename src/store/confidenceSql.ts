@@ -205,8 +205,8 @@ export function userConfidenceUpdate(userId: string, defaultDurationMinutes: num
 }
 
 /**
- * An event's confidence in hundredths from its row of `scores` (null: no items) and its event row's start
- * and end (`ends_at` null: the default duration). Items in the core count in full; outside it, items
+ * An event's confidence in hundredths from its row of `scores` (null: no items) and its event row's start,
+ * end (`ends_at` null: the default duration) and `time_unknown` (the evidence counts at timeUnknownShare). Items in the core count in full; outside it, items
  * and, with none in the core, the span saturate at outsideCap (a bystander's evidence):
  *   evidence = itemEvidence × inside + saturated(itemEvidence × outside [+ spanEvidence × span])
  *              [+ spanEvidence × span], saturated(x) = outsideCap × (1 − e^(−x / outsideCap)).
@@ -225,5 +225,6 @@ export function confidenceValue(scores: SQL, event: SQL, defaultDurationMinutes:
   const evidence = sql`${literal(p.itemEvidence)} * coalesce(${scores}.inside_weights, 0)
     + ${cap} * (1 - exp(-least(50, (${outside}) / ${cap})))
     + case when ${anyInside} then ${span} else 0 end`;
-  return sql`floor(100 * (1 - exp(-least(50, ${evidence}))) + 0.5)::smallint`;
+  const share = sql`case when ${event}.time_unknown then ${literal(p.timeUnknownShare)} else 1 end`;
+  return sql`floor(100 * (1 - exp(-least(50, (${evidence}) * ${share}))) + 0.5)::smallint`;
 }

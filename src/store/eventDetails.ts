@@ -23,6 +23,8 @@ export type EventFacts = {
   id: number;
   name: string;
   startsAtLocal: string;
+  /** The date is known and the time is not: `startsAtLocal` is the date at 00:00:00. */
+  timeUnknown: boolean;
   venue: VenueDetail;
   performers: PerformerDetail[];
 };
@@ -48,6 +50,7 @@ type EventCore = {
   id: number;
   name: string;
   startsAtLocal: string;
+  timeUnknown: boolean;
   venueId: number;
   /** Headliners first, then the catalog's billing order; the performer id settles anything left. */
   billing: { performerId: number; isHeadliner: boolean | null }[];
@@ -57,13 +60,13 @@ type EventCore = {
 export const eventCores = renderedOnce(
   ["eventIds"],
   ({ eventIds }) => sql`
-    select ${catalogVersion} as catalog_version, e.id, e.name, e.starts_at_local, e.venue_id,
+    select ${catalogVersion} as catalog_version, e.id, e.name, e.starts_at_local, e.time_unknown, e.venue_id,
       (select coalesce(json_agg(json_build_array(ep.performer_id, ep.is_headliner)
                 order by coalesce(ep.is_headliner, false) desc, ep.position, ep.performer_id), '[]')
          from event_performers ep where ep.event_id = e.id) as billing
     from unnest(${eventIds}::int[]) as r(id)
     -- offset 0: one key probe per id, where a join would scan a mid-sized catalog for a page of ids
-    left join lateral (select id, name, starts_at_local, venue_id from events where id = r.id offset 0) e on true`,
+    left join lateral (select id, name, starts_at_local, time_unknown, venue_id from events where id = r.id offset 0) e on true`,
 );
 
 /**
@@ -82,6 +85,7 @@ export async function readEventCores(
     id: number | null;
     name: string;
     starts_at_local: string;
+    time_unknown: boolean;
     venue_id: number;
     billing: [number, boolean | null][];
   }>(eventCores({ eventIds }));
@@ -95,6 +99,7 @@ export async function readEventCores(
               id: row.id,
               name: row.name,
               startsAtLocal: row.starts_at_local,
+              timeUnknown: row.time_unknown,
               venueId: row.venue_id,
               billing: row.billing.map(([performerId, isHeadliner]) => ({ performerId, isHeadliner })),
             },
@@ -186,13 +191,16 @@ export type AttendedRow = {
   confidence: number | null;
   media_json: string | null;
   catalog_version: string;
+  /** The event's time is unknown (`events.time_unknown`): read by the batch answer only. */
+  time_unknown?: boolean | null;
 };
 
 const attendedEvents = renderedOnce(
   ["userId", "eventIds"],
   ({ userId, eventIds }) => sql`
     select r.id as event_id, ue.media_count, ue.confidence,
-           ${storedMediaList(userId, sql`r.id`)} as media_json, ${catalogVersion} as catalog_version
+           ${storedMediaList(userId, sql`r.id`)} as media_json, ${catalogVersion} as catalog_version,
+           (select time_unknown from events where id = r.id) as time_unknown
     from unnest(${eventIds}::int[]) with ordinality as r(id, ord)
     left join lateral (
       select media_count, confidence from user_events where user_id = ${userId}::uuid and event_id = r.id

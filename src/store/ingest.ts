@@ -122,7 +122,7 @@ function batchStatementOf(s: Slots<BatchSlot>): SQL {
     left join scores sc on sc.event_id = k.event_id
     -- offset 0: one key probe per event, where a join would read all of a mid-sized catalog's events
     cross join lateral (
-      select starts_at, ends_at, starts_at_local, venue_id, licensed from events where id = k.event_id offset 0
+      select starts_at, ends_at, starts_at_local, venue_id, licensed, time_unknown from events where id = k.event_id offset 0
     ) e
     on conflict (user_id, event_id) do update set
       starts_at = excluded.starts_at,

@@ -27,6 +27,7 @@ export function rawEventConfidence(
   startMs: number,
   endMs: number,
   p: ConfidenceParameters = CONFIDENCE,
+  timeUnknown = false,
 ): number {
   let inside = 0;
   let outside = 0;
@@ -52,7 +53,8 @@ export function rawEventConfidence(
     p.itemEvidence * inside +
     saturated(p.itemEvidence * outside + (anyInside ? 0 : span), p.outsideCap) +
     (anyInside ? span : 0);
-  return 1 - Math.exp(-evidence);
+  // An event whose time is unknown spans the venue's whole day: its evidence counts at a share.
+  return 1 - Math.exp(-evidence * (timeUnknown ? p.timeUnknownShare : 1));
 }
 
 /** A user's attendance at an event, from all of the user's kept items there. */
@@ -61,8 +63,9 @@ export function eventConfidence(
   startMs: number,
   endMs: number,
   p: ConfidenceParameters = CONFIDENCE,
+  timeUnknown = false,
 ): number {
-  return twoDecimals(rawEventConfidence(items, startMs, endMs, p));
+  return twoDecimals(rawEventConfidence(items, startMs, endMs, p, timeUnknown));
 }
 
 /** A user's kept item at a venue, for finding routine spots. */

@@ -27,6 +27,8 @@ type EventFactsMembers = {
   id: number;
   name: string;
   starts_at_local: string;
+  /** Present, and true, only when the date is known and the time is not (docs/api.md §4). */
+  time_unknown?: true;
   venue: VenueMembers;
   performers: PerformerMembers[];
 };
@@ -58,6 +60,7 @@ function eventFactsMembers(event: EventFacts): EventFactsMembers {
     id: event.id,
     name: event.name,
     starts_at_local: event.startsAtLocal,
+    ...(event.timeUnknown ? { time_unknown: true as const } : {}),
     venue: venueMembers(event.venue),
     performers: event.performers.map(performerMembers),
   };

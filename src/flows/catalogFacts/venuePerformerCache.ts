@@ -98,6 +98,7 @@ export class VenuePerformerCache {
           id: core.id,
           name: core.name,
           startsAtLocal: core.startsAtLocal,
+          timeUnknown: core.timeUnknown,
           venue,
           performers: core.billing.flatMap(({ performerId, isHeadliner }) => {
             const performer = performers.get(performerId);

@@ -34,14 +34,18 @@ export type IngestDeps = {
   config: { match: MatchSettings };
 };
 
-/** docs/api.md §4: only a licensed best candidate is a match; an unlicensed one still names its venue. */
-function matchOf(item: AcceptedItem, placement: Placement): Match {
+/**
+ * docs/api.md §4: only a licensed best candidate is a match; an unlicensed one still names its venue.
+ * `timeUnknown` holds the matched events whose time the catalog does not know.
+ */
+function matchOf(item: AcceptedItem, placement: Placement, timeUnknown: ReadonlySet<number>): Match {
+  const eventId = placement.kept?.eventId ?? null;
   return {
     mediaId: item.id,
     matched: placement.kept !== null,
-    eventId: placement.kept?.eventId ?? null,
+    eventId,
     venueId: placement.candidate?.venueId ?? null,
-    confidence: placementConfidence(placement),
+    confidence: placementConfidence(placement, eventId !== null && timeUnknown.has(eventId)),
   };
 }
 
@@ -58,13 +62,7 @@ export async function ingestMediaBatch(
 ): Promise<BatchOutcome | null> {
   const { accepted, rejected } = classifyItems(items);
   const placements = await placeItems(matcher, accepted);
-  const matches: Match[] = [];
-  const kept: KeptMedia[] = [];
-  accepted.forEach((item, i) => {
-    const placement = placements[i] ?? { candidate: null, kept: null };
-    matches.push(matchOf(item, placement));
-    if (placement.kept !== null) kept.push(placement.kept);
-  });
+  const kept = placements.flatMap((p) => (p.kept === null ? [] : [p.kept]));
   const eventIds = [...new Set(kept.map((m) => m.eventId))];
   // Read before anything is written: a failed read stores nothing, and the transaction holds the user's
   // row lock no longer than its writes need.
@@ -81,6 +79,12 @@ export async function ingestMediaBatch(
   );
   if (written === null) return null;
   const { lastSyncAt, events } = written;
+  const timeUnknown = new Set(
+    events.flatMap((e) => (e.time_unknown && e.event_id !== null ? [e.event_id] : [])),
+  );
+  const matches = accepted.map((item, i) =>
+    matchOf(item, placements[i] ?? { candidate: null, kept: null }, timeUnknown),
+  );
   const version = events[0]?.catalog_version;
   // An import that committed between the read and the write makes the facts read out of date: they are
   // read again after the commit, the one case where a committed batch can still fail (a 500, safe to

@@ -42,7 +42,12 @@ export async function placeItems(matcher: Matcher, items: readonly AcceptedItem[
   });
 }
 
-/** An item's own confidence in its match (docs/api.md §15), or null when it was not kept. */
-export function placementConfidence({ candidate, kept }: Placement): number | null {
-  return kept !== null && candidate !== null ? itemConfidence(candidate.place, kept.spot === null) : null;
+/**
+ * An item's own confidence in its match (docs/api.md §15), or null when it was not kept; `timeUnknown`:
+ * the catalog does not know the event's time.
+ */
+export function placementConfidence({ candidate, kept }: Placement, timeUnknown: boolean): number | null {
+  return kept !== null && candidate !== null
+    ? itemConfidence(candidate.place, kept.spot === null, timeUnknown)
+    : null;
 }

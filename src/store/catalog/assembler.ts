@@ -1,4 +1,7 @@
-import { canonicalTimeZone, instantOf, parseLocalDateTime } from "./localTime.ts";
+import { FIRST_FEED_ID } from "../schema/catalog.ts";
+import type { EventStatus } from "./eventStatus.ts";
+import { eventInstants, startOfLocalDay } from "./eventWindow.ts";
+import { canonicalTimeZone, parseLocalDateTime } from "./localTime.ts";
 import { type EventRecord, type PerformerRecord, parseRecord, type VenueRecord } from "./records.ts";
 
 /**
@@ -26,6 +29,8 @@ export type StagedEvent = {
   startsMs: number;
   endsMs: number | null;
   licensed: boolean;
+  status: EventStatus;
+  timeUnknown: boolean;
   performerIds: number[];
   headliners: (boolean | null)[];
 };
@@ -63,7 +68,11 @@ export class CatalogAssembler {
   private readonly pendingPerformers = new Map<number, number[]>();
   private eventIds = new Int32Array(1024);
 
-  constructor(known: KnownCatalog) {
+  /** `fromFeed`: the lines come from a feed import, whose ids are FIRST_FEED_ID and up. */
+  constructor(
+    known: KnownCatalog,
+    private readonly fromFeed = false,
+  ) {
     this.venueZones = known.venueZones;
     this.performerIds = known.performerIds;
   }
@@ -73,6 +82,12 @@ export class CatalogAssembler {
     const parsed = parseRecord(text);
     if ("error" in parsed) return this.reject(line, parsed.error);
     const record = parsed.record;
+    if (!this.fromFeed && record.id >= FIRST_FEED_ID) {
+      return this.reject(
+        line,
+        `id: ids from ${FIRST_FEED_ID} up are given by feed imports, got ${record.id}`,
+      );
+    }
     if (record.type === "venue") return this.acceptVenue(line, record);
     if (record.type === "performer") {
       const { type: _, ...fields } = record;
@@ -164,16 +179,18 @@ export class CatalogAssembler {
       return this.reject(line, "ends_at_local is before starts_at_local");
     }
     this.recordEventId(record.id);
+    const timeUnknown = record.time_unknown ?? false;
     return {
       line,
       id: record.id,
       name: record.name,
       venueId: record.venue_id,
-      startsAtLocal: record.starts_at_local,
+      startsAtLocal: timeUnknown ? startOfLocalDay(record.starts_at_local) : record.starts_at_local,
       endsAtLocal: endsText,
-      startsMs: instantOf(starts, zone),
-      endsMs: ends === null ? null : instantOf(ends, zone),
+      ...eventInstants(starts, ends, timeUnknown, zone),
       licensed: record.licensed ?? true,
+      status: record.status ?? "scheduled",
+      timeUnknown,
       performerIds: record.performers.map((p) => p.id),
       headliners: record.performers.map((p) => p.is_headliner ?? null),
     };

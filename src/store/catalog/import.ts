@@ -22,6 +22,14 @@ import { type CatalogTransaction, withCatalogTransaction } from "./transaction.t
  * was. Running servers see the new catalog, and a bumped `catalog_state.version`, at commit.
  */
 
+/**
+ * What an import reads: catalog lines, or a feed, whose lines are made inside the import's transaction
+ * (its ids are read and given there, src/store/catalog/feeds).
+ */
+export type LineSource =
+  | AsyncIterable<LineBatch>
+  | ((tx: CatalogTransaction) => Promise<AsyncIterable<LineBatch>>);
+
 export type ImportProgress = { phase: "read"; bytes: number; lines: number } | { phase: "finish" };
 
 export type ImportOptions = {
@@ -168,7 +176,7 @@ function changedCatalog(tables: readonly MergeCounts[]): boolean {
 
 export async function importCatalog(
   store: Store,
-  source: AsyncIterable<LineBatch>,
+  source: LineSource,
   options: ImportOptions = {},
 ): Promise<ImportReport> {
   const report = await importInTransaction(store, source, options);
@@ -180,17 +188,18 @@ export async function importCatalog(
 
 async function importInTransaction(
   store: Store,
-  source: AsyncIterable<LineBatch>,
+  source: LineSource,
   options: ImportOptions,
 ): Promise<ImportReport> {
   try {
     return await withCatalogTransaction(store, async (tx) => {
       const prepared = await prepareImport(tx);
-      const assembler = new CatalogAssembler(prepared.known);
+      const fromFeed = typeof source === "function";
+      const assembler = new CatalogAssembler(prepared.known, fromFeed);
       const merger = new ChunkMerger(tx, prepared.emptyCatalog);
       let lines: number;
       try {
-        lines = await readAndMerge(source, assembler, merger, options);
+        lines = await readAndMerge(fromFeed ? await source(tx) : source, assembler, merger, options);
       } finally {
         // Even when reading fails, the connection must be out of COPY before the rollback.
         await merger.settle();

@@ -1,7 +1,8 @@
 import { ATTENDANCE_COPIES_LOCK, CATALOG_IMPORT_LOCK } from "../db.ts";
 import type { KnownCatalog, StagedEvent, StagedPerformer, StagedVenue } from "./assembler.ts";
 import { CORRECTION_DDL, noteEventPlacements, noteVenuePlacements } from "./corrections.ts";
-import { instantOf, parseLocalDateTime } from "./localTime.ts";
+import { eventInstants } from "./eventWindow.ts";
+import { parseLocalDateTime } from "./localTime.ts";
 import {
   type BulkTable,
   directEvents,
@@ -97,9 +98,11 @@ const EVENT_COLUMNS = [
   "starts_at",
   "ends_at",
   "licensed",
+  "status",
+  "time_unknown",
 ];
 const STAGED_EVENTS = `select id, name, venue_id, starts_at_local, ends_at_local, to_timestamp(starts_ms::float8 / 1000),
-  to_timestamp(ends_ms::float8 / 1000), licensed from stage_events`;
+  to_timestamp(ends_ms::float8 / 1000), licensed, status, time_unknown from stage_events`;
 const STAGED_PAIRS = `select s.id, p.performer_id, p.is_headliner, p.position::int
   from stage_events s cross join lateral unnest(s.performer_ids, s.headliners) with ordinality
     as p(performer_id, is_headliner, position)`;
@@ -224,9 +227,10 @@ export async function recomputeInstants(tx: CatalogTransaction, venueIds: readon
     id: number;
     starts_at_local: string;
     ends_at_local: string | null;
+    time_unknown: boolean;
     timezone: string;
   }>(
-    `select e.id, e.starts_at_local, e.ends_at_local, v.timezone from events e join venues v on v.id = e.venue_id
+    `select e.id, e.starts_at_local, e.ends_at_local, e.time_unknown, v.timezone from events e join venues v on v.id = e.venue_id
      where e.venue_id = any ('{${venueIds.join(",")}}'::int[])`,
   );
   const instants: Instants[] = [];
@@ -235,8 +239,7 @@ export async function recomputeInstants(tx: CatalogTransaction, venueIds: readon
     const starts = parseLocalDateTime(row.starts_at_local);
     const ends = row.ends_at_local === null ? null : parseLocalDateTime(row.ends_at_local);
     if (starts === null) continue;
-    const endsMs = ends === null ? null : instantOf(ends, row.timezone);
-    instants.push({ id: row.id, startsMs: instantOf(starts, row.timezone), endsMs });
+    instants.push({ id: row.id, ...eventInstants(starts, ends, row.time_unknown, row.timezone) });
   }
   await stage(tx, stageInstants, instants);
   await tx.query(`update events e set starts_at = to_timestamp(s.starts_ms::float8 / 1000),

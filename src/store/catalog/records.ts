@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { characterLimitFormat, mayHoldUnstorableString, unstorableStringPaths } from "../text.ts";
+import { EVENT_STATUSES } from "./eventStatus.ts";
 
 /**
  * The three record types of a catalog file (docs/operations.md §3), one JSON object a line. Each field carries a
@@ -68,6 +69,13 @@ const EventSchema = Type.Object({
     Type.Union([Type.String(), Type.Null()], { description: `${LOCAL_TIME}, or null` }),
   ),
   licensed: Type.Optional(Type.Boolean({ description: "true or false" })),
+  status: Type.Optional(
+    Type.Union(
+      EVENT_STATUSES.map((status) => Type.Literal(status)),
+      { description: `one of ${EVENT_STATUSES.map((s) => `"${s}"`).join(", ")}` },
+    ),
+  ),
+  time_unknown: Type.Optional(Type.Boolean({ description: "true or false" })),
   performers: Type.Array(
     Type.Object(
       {

@@ -22,7 +22,8 @@ export const STAGING_DDL = [
   `create temp table stage_performers (line bigint, id integer, name text, category text, image_url text)
     on commit drop`,
   `create temp table stage_events (line bigint, id integer, name text, venue_id integer, starts_at_local text,
-    ends_at_local text, starts_ms bigint, ends_ms bigint, licensed boolean, performer_ids integer[],
+    ends_at_local text, starts_ms bigint, ends_ms bigint, licensed boolean, status text, time_unknown boolean,
+    performer_ids integer[],
     headliners boolean[], existing boolean not null default false) on commit drop`,
   "create temp table stage_instants (id integer, starts_ms bigint, ends_ms bigint) on commit drop",
   // Existing events this import rewrote or gave new instants: their copies in user_events are checked.
@@ -71,9 +72,9 @@ export const stageInstants = rowTable<Instants>("stage_instants", ["id", "starts
 function eventCopyLine(e: StagedEvent): string {
   const endsAtLocal = e.endsAtLocal ?? "\\N";
   const endsMs = e.endsMs ?? "\\N";
-  const licensed = e.licensed ? "t" : "f";
+  const flags = `${e.licensed ? "t" : "f"}\t${e.status}\t${e.timeUnknown ? "t" : "f"}`;
   const performers = `{${e.performerIds.join(",")}}\t{${e.headliners.map(arrayElement).join(",")}}`;
-  return `${e.line}\t${e.id}\t${escapeText(e.name)}\t${e.venueId}\t${e.startsAtLocal}\t${endsAtLocal}\t${e.startsMs}\t${endsMs}\t${licensed}\t${performers}\n`;
+  return `${e.line}\t${e.id}\t${escapeText(e.name)}\t${e.venueId}\t${e.startsAtLocal}\t${endsAtLocal}\t${e.startsMs}\t${endsMs}\t${flags}\t${performers}\n`;
 }
 
 export const stageEvents: BulkTable<StagedEvent> = {
@@ -88,6 +89,8 @@ export const stageEvents: BulkTable<StagedEvent> = {
     "starts_ms",
     "ends_ms",
     "licensed",
+    "status",
+    "time_unknown",
     "performer_ids",
     "headliners",
   ],
@@ -103,6 +106,8 @@ export const stageEvents: BulkTable<StagedEvent> = {
       e.startsMs,
       e.endsMs,
       e.licensed,
+      e.status,
+      e.timeUnknown,
       e.performerIds,
       e.headliners,
     ],
@@ -115,10 +120,22 @@ function isoInstant(ms: number | null): string | null {
 
 export const directEvents: BulkTable<StagedEvent> = {
   name: "events",
-  columns: ["id", "name", "venue_id", "starts_at_local", "ends_at_local", "starts_at", "ends_at", "licensed"],
+  columns: [
+    "id",
+    "name",
+    "venue_id",
+    "starts_at_local",
+    "ends_at_local",
+    "starts_at",
+    "ends_at",
+    "licensed",
+    "status",
+    "time_unknown",
+  ],
   copyLines: (e) => {
     const ends = `${e.endsAtLocal ?? "\\N"}\t${isoInstant(e.startsMs)}\t${isoInstant(e.endsMs) ?? "\\N"}`;
-    return `${e.id}\t${escapeText(e.name)}\t${e.venueId}\t${e.startsAtLocal}\t${ends}\t${e.licensed ? "t" : "f"}\n`;
+    const flags = `${e.licensed ? "t" : "f"}\t${e.status}\t${e.timeUnknown ? "t" : "f"}`;
+    return `${e.id}\t${escapeText(e.name)}\t${e.venueId}\t${e.startsAtLocal}\t${ends}\t${flags}\n`;
   },
   rows: (e) => [
     [
@@ -130,6 +147,8 @@ export const directEvents: BulkTable<StagedEvent> = {
       isoInstant(e.startsMs),
       isoInstant(e.endsMs),
       e.licensed,
+      e.status,
+      e.timeUnknown,
     ],
   ],
 };

@@ -2,7 +2,9 @@ import {
   bigint,
   boolean,
   doublePrecision,
+  index,
   integer,
+  pgSequence,
   pgTable,
   primaryKey,
   text,
@@ -91,3 +93,26 @@ export const catalogCorrections = pgTable("catalog_corrections", {
   version: bigint("version", { mode: "number" }).notNull(),
   leasedUntil: timestamp("leased_until", { withTimezone: true, mode: "date" }),
 });
+
+/**
+ * The integer id a feed's string id was given (docs/operations.md §3, *Feeds*): one row per (source,
+ * kind, external id), written by the import that first met it and read by every later one. Feed ids are
+ * drawn from `feed_ids`, from FIRST_FEED_ID up, a range catalog files may not use. An event the linking
+ * rule matched to an existing event of another source shares that event's id (`linked`): its feed only
+ * finds it, the source that created it keeps writing it.
+ */
+export const FIRST_FEED_ID = 1_000_000_000;
+export const feedIds = pgSequence("feed_ids", { startWith: FIRST_FEED_ID, maxValue: 2_147_483_647 });
+
+export const externalIds = pgTable(
+  "external_ids",
+  {
+    source: text("source").notNull(),
+    kind: text("kind").notNull(),
+    externalId: text("external_id").notNull(),
+    id: integer("id").notNull(),
+    linked: boolean("linked").notNull().default(false),
+  },
+  // By id: the external ids `catalog lookup` lists for each event it finds.
+  (t) => [primaryKey({ columns: [t.source, t.kind, t.externalId] }), index("external_ids_id").on(t.id)],
+);

@@ -1,0 +1,152 @@
+import type { EventStatus } from "../eventStatus.ts";
+import {
+  arrayAt,
+  coordinate,
+  type FeedEvent,
+  type FeedPage,
+  type FeedPerformer,
+  type FeedVenue,
+  flagAt,
+  isObject,
+  type JsonObject,
+  localDateTime,
+  memberAt,
+  NotAnAnswer,
+  objectAt,
+  requiredId,
+  requiredName,
+  textAt,
+  usablePoint,
+  venueZone,
+} from "./feedPage.ts";
+
+/**
+ * One answer page of the Ticketmaster Discovery API v2 event search (`GET /discovery/v2/events`), read
+ * with the fields docs/operations.md §3 lists: `_embedded.events[]`, each with `dates`, `classifications`
+ * and `_embedded.venues[]` / `_embedded.attractions[]`. An empty result page has `page` and no `_embedded`.
+ */
+
+const STATUSES: Record<string, EventStatus> = {
+  onsale: "scheduled",
+  offsale: "scheduled",
+  canceled: "cancelled",
+  cancelled: "cancelled",
+  postponed: "postponed",
+  rescheduled: "rescheduled",
+};
+
+/** The most specific name of a classification list: the primary entry's genre, else its segment. */
+function category(classifications: unknown[]): string | null {
+  const primary = classifications.find((c) => flagAt(c, "primary")) ?? classifications[0];
+  for (const level of ["genre", "segment"]) {
+    const name = textAt(objectAt(primary, level), "name");
+    if (name !== null && name !== "Undefined") return name;
+  }
+  return null;
+}
+
+function venueOf(venue: JsonObject, place: string): FeedVenue | null {
+  const location = objectAt(venue, "location");
+  const latitude = coordinate(memberAt(location, "latitude"), 90);
+  const longitude = coordinate(memberAt(location, "longitude"), 180);
+  const key = requiredId(venue, place);
+  if (latitude === null || longitude === null || !usablePoint(latitude, longitude)) return null;
+  const state = objectAt(venue, "state");
+  return {
+    key,
+    name: requiredName(venue, "name", place),
+    city: textAt(objectAt(venue, "city"), "name"),
+    region: textAt(state, "stateCode") ?? textAt(state, "name"),
+    country: textAt(objectAt(venue, "country"), "countryCode"),
+    latitude,
+    longitude,
+    timezone: venueZone(textAt(venue, "timezone"), latitude, longitude),
+  };
+}
+
+function performerOf(attraction: JsonObject, eventCategory: string | null, place: string): FeedPerformer {
+  const image = arrayAt(attraction, "images").find(isObject);
+  return {
+    key: requiredId(attraction, place),
+    name: requiredName(attraction, "name", place),
+    category: category(arrayAt(attraction, "classifications")) ?? eventCategory,
+    imageUrl: textAt(image, "url"),
+  };
+}
+
+type When = Pick<FeedEvent, "startsAtLocal" | "endsAtLocal" | "status" | "timeUnknown">;
+
+/** `dates`: the start, a multi-day event's end, the status, and what is still to be announced. */
+function whenOf(dates: JsonObject | null): When | null {
+  const start = objectAt(dates, "start");
+  const code = textAt(objectAt(dates, "status"), "code")?.toLowerCase() ?? "onsale";
+  let status = STATUSES[code] ?? "scheduled";
+  const dateOpen = flagAt(start, "dateTBD") || flagAt(start, "dateTBA");
+  if (dateOpen && status !== "cancelled") status = "date_tbd";
+  const localTime = textAt(start, "localTime");
+  const timeUnknown =
+    dateOpen || flagAt(start, "timeTBA") || flagAt(start, "noSpecificTime") || localTime === null;
+  const startsAtLocal = localDateTime(textAt(start, "localDate"), timeUnknown ? null : localTime);
+  if (startsAtLocal === null) return null;
+  const end = objectAt(dates, "end");
+  const endTime = timeUnknown || flagAt(end, "noSpecificTime") ? "23:59:59" : textAt(end, "localTime");
+  const endsAtLocal = localDateTime(textAt(end, "localDate"), endTime ?? "23:59:59");
+  return {
+    startsAtLocal,
+    endsAtLocal: endsAtLocal !== null && endsAtLocal > startsAtLocal ? endsAtLocal : null,
+    status,
+    timeUnknown,
+  };
+}
+
+export function readTicketmasterPage(page: unknown, place: string): FeedPage {
+  if (!isObject(page) || (!isObject(memberAt(page, "_embedded")) && !isObject(memberAt(page, "page")))) {
+    throw new NotAnAnswer(place, `not a Ticketmaster Discovery event search answer (no _embedded.events)`);
+  }
+  const embedded = memberAt(page, "_embedded");
+  if (isObject(embedded) && !Array.isArray(memberAt(embedded, "events"))) {
+    throw new NotAnAnswer(place, `_embedded.events: expected an array`);
+  }
+  const read: FeedPage = { venues: [], performers: [], events: [], skipped: [] };
+  arrayAt(embedded, "events").forEach((event, index) => {
+    const at = `${place} events[${index}]`;
+    if (!isObject(event)) throw new NotAnAnswer(at, `expected an object`);
+    const key = requiredId(event, at);
+    const name = requiredName(event, "name", at);
+    const inner = objectAt(event, "_embedded");
+    const venues: FeedVenue[] = [];
+    for (const venue of arrayAt(inner, "venues")) {
+      if (!isObject(venue)) throw new NotAnAnswer(at, `_embedded.venues: expected objects`);
+      const usable = venueOf(venue, at);
+      if (usable === null) {
+        read.skipped.push({ place: at, message: `venue ${requiredId(venue, at)} has no usable coordinates` });
+      } else venues.push(usable);
+    }
+    read.venues.push(...venues);
+    const eventCategory = category(arrayAt(event, "classifications"));
+    const performers = arrayAt(inner, "attractions")
+      .filter(isObject)
+      .map((attraction) => performerOf(attraction, eventCategory, at));
+    read.performers.push(...performers);
+    // Several venues: the event is placed at the first one with coordinates (docs/operations.md §3).
+    const venue = venues[0];
+    if (venue === undefined) {
+      read.skipped.push({ place: at, message: `event ${key} skipped: no venue with usable coordinates` });
+      return;
+    }
+    const when = whenOf(objectAt(event, "dates"));
+    if (when === null) {
+      read.skipped.push({ place: at, message: `event ${key} skipped: no start date` });
+      return;
+    }
+    read.events.push({
+      key,
+      name,
+      venueKey: venue.key,
+      ...when,
+      performers: performers.map((p, i) => ({ key: p.key, isHeadliner: i === 0 })),
+      place: at,
+    });
+  });
+  return read;
+}
