@@ -3,6 +3,7 @@ import { createServer } from "node:net";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { type Serving, startServing } from "./http/serving.ts";
 import { SUPERVISOR_CONNECTIONS } from "./http/threads.ts";
+import { buildInfo } from "./observability/build.ts";
 import { observe } from "./observability/instance.ts";
 import { createLogger, type Logger } from "./observability/log.ts";
 import { logUnawaitedFailures } from "./observability/unawaited.ts";
@@ -58,8 +59,11 @@ async function checkPort({ host, port }: Config): Promise<void> {
   });
 }
 
-/** Opens the store; an embedded database that cannot be opened is named with its directory. */
-async function openConfiguredStore(config: Config) {
+/**
+ * Opens the store, applying pending migrations and logging each by name; an embedded database that
+ * cannot be opened is named with its directory.
+ */
+async function openConfiguredStore(config: Config, log: Logger["log"]) {
   try {
     const threaded = config.requestThreads > 1;
     // With request threads, the main thread only polls the catalog and checks the database: the
@@ -69,6 +73,7 @@ async function openConfiguredStore(config: Config) {
       poolSize: threaded ? SUPERVISOR_CONNECTIONS : config.databasePoolSize,
       readPoolSize: threaded ? 1 : config.databaseReadPoolSize,
       exportPoolSize: threaded ? 1 : config.exportsPerInstance,
+      onMigration: (name) => log("migration_applied", { migration: name }),
     });
   } catch (error) {
     if (config.databaseUrl !== null || error instanceof EmbeddedDatabaseBusyError) throw error;
@@ -103,7 +108,7 @@ async function start(config: Config, logger: Logger): Promise<RunningService> {
   const { log } = logger;
   await checkHost(config);
   await checkPort(config);
-  const store = await openConfiguredStore(config);
+  const store = await openConfiguredStore(config, log);
   if (config.demo) {
     await bootstrapDemo(store, (line) => console.log(line), {
       baseUrl: baseUrlOf(config.host, config.port),
@@ -136,6 +141,7 @@ async function start(config: Config, logger: Logger): Promise<RunningService> {
     console.log(`metrics on http://${config.metricsHost}:${observed.metricsPort}/metrics`);
   }
   log("started", {
+    ...buildInfo(),
     port: serving.port,
     environment: config.environment,
     database: store.kind,

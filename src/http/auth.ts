@@ -1,6 +1,12 @@
 import type { Environment } from "../config.ts";
 import type { Store } from "../store/db.ts";
-import { type ActiveKey, loadActiveKeys, matchActiveKey, parsePresentedKey } from "../store/keys.ts";
+import {
+  type ActiveKey,
+  loadActiveKeys,
+  matchActiveKey,
+  parsePresentedKey,
+  recordKeyUse,
+} from "../store/keys.ts";
 import { outsideRequests } from "../store/requestScope.ts";
 import { ApiError } from "./errors.ts";
 
@@ -23,6 +29,12 @@ const MAX_AGE_MS = 2_000;
  * to a few queries a second in total, however many requests share each load.
  */
 const MIN_LOAD_SPACING_MS = 250;
+
+/**
+ * How often a key's last use is written, at most: once a minute per key and thread, so the steady
+ * traffic of a key costs one small write a minute, however many requests it sends.
+ */
+const KEY_USE_WRITE_EVERY_MS = 60_000;
 
 /** One answer for every kind of bad key (docs/api.md §2 step 3): the response tells an attacker nothing. */
 export const invalidKey = () =>
@@ -96,6 +108,19 @@ export function createAuthenticator(store: Store, environment: Environment): Aut
     return queued ?? schedule();
   }
 
+  const usesWritten = new Map<string, number>();
+
+  /** Records a key's use, unless written in the last minute; the request never waits for it. */
+  function noteUse(keyId: string): void {
+    const now = performance.now();
+    const written = usesWritten.get(keyId);
+    if (written !== undefined && now - written < KEY_USE_WRITE_EVERY_MS) return;
+    usesWritten.set(keyId, now);
+    // A write that fails (the database away) is tried again by the first request a minute later; the
+    // database watch reports the outage.
+    outsideRequests(() => recordKeyUse(store, keyId)).catch(ignore);
+  }
+
   function partnerOf(set: KeySet, presented: string): Partner | null {
     const key = matchActiveKey(set.keys, presented);
     if (key === null || key.environment !== environment) return null;
@@ -112,6 +137,7 @@ export function createAuthenticator(store: Store, environment: Environment): Aut
     if (partner === null && set.loadedFrom < arrived)
       partner = partnerOf(await loadedSince(arrived), presented);
     if (partner === null) throw invalidKey();
+    noteUse(partner.keyId);
     return partner;
   };
 }
