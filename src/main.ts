@@ -18,7 +18,7 @@ import { cursorSecretOf } from "./store/settings.ts";
  * How long a shutdown may take: in-flight requests end within their deadline (8 s), then the database
  * pools close within theirs (5 s).
  */
-const SHUTDOWN_GRACE_MS = 15_000;
+export const SHUTDOWN_GRACE_MS = 15_000;
 
 /** A failure to listen, named by address, with the system's code for `startFailure` to show. */
 function cannotListen({ host, port }: Pick<Config, "host" | "port">, reason: string, code: unknown): Error {
