@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createAuthenticator } from "../src/http/auth.ts";
 import {
   createPartner,
   getPartner,
@@ -11,6 +12,7 @@ import {
   matchActiveKey,
   PartnerExistsError,
   parsePresentedKey,
+  recordKeyUse,
   revokeKey,
   UnknownPartnerError,
 } from "../src/store/keys.ts";
@@ -141,9 +143,36 @@ describe("partners and keys on PostgreSQL", () => {
         "environment",
         "id",
         "label",
+        "lastUsedAt",
         "partnerId",
         "revokedAt",
       ]);
     }
+  });
+
+  test("a key's use is recorded on that key alone, and once a minute however many requests use it", async () => {
+    await createPartner(database.store, { id: "used", name: "used" });
+    const issue = () => issueKey(database.store, { partnerId: "used", environment: "sandbox", label: null });
+    const [first, second] = [await issue(), await issue()];
+    let updates = 0;
+    const db = new Proxy(database.store.db, {
+      get(target, property, receiver) {
+        if (property === "update") updates++;
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    const authenticate = createAuthenticator({ ...database.store, db }, "sandbox");
+    for (let i = 0; i < 30; i++) expect((await authenticate(first.key)).keyId).toBe(first.row.id);
+    const deadline = performance.now() + 5000;
+    while (performance.now() < deadline && (await listKeys(database.store, "used"))[0]?.lastUsedAt === null) {
+      await Bun.sleep(20);
+    }
+    const [used, unused] = await listKeys(database.store, "used");
+    expect(used?.id).toBe(first.row.id);
+    expect(used?.lastUsedAt).toBeInstanceOf(Date);
+    expect(unused).toMatchObject({ id: second.row.id, lastUsedAt: null });
+    expect(updates).toBe(1);
+    await recordKeyUse(database.store, second.row.id);
+    expect((await listKeys(database.store, "used"))[1]?.lastUsedAt).toBeInstanceOf(Date);
   });
 });
