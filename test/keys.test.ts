@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import postgres from "postgres";
 import { createAuthenticator } from "../src/http/auth.ts";
 import {
   createPartner,
@@ -175,4 +177,49 @@ describe("partners and keys on PostgreSQL", () => {
     await recordKeyUse(database.store, second.row.id);
     expect((await listKeys(database.store, "used"))[1]?.lastUsedAt).toBeInstanceOf(Date);
   });
+
+  test("a key-use write that cannot get through is called off within seconds, the request unharmed", async () => {
+    await createPartner(database.store, { id: "blocked", name: "blocked" });
+    const { key } = await issueKey(database.store, {
+      partnerId: "blocked",
+      environment: "sandbox",
+      label: null,
+    });
+    // EXCLUSIVE lets the key set be read and stops every write of api_keys until it is let go.
+    const locker = postgres(database.url, { max: 1, onnotice: () => {} });
+    let unlock = () => {};
+    const released = new Promise<void>((resolve) => {
+      unlock = resolve;
+    });
+    let locked = () => {};
+    const holding = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const transaction = locker.begin(async (tx) => {
+      await tx`lock table api_keys in exclusive mode`;
+      locked();
+      await released;
+    });
+    await holding;
+    const waitingWrites = async () =>
+      (
+        await database.store.rows<{ count: number }>(
+          sql`select count(*)::int as count from pg_stat_activity where datname = current_database()
+            and application_name = 'rollcall' and query like 'update "api_keys"%' and state = 'active'`,
+        )
+      )[0]?.count;
+    try {
+      const authenticate = createAuthenticator(database.store, "sandbox");
+      expect((await authenticate(key)).partnerId).toBe("blocked");
+      await Bun.sleep(500);
+      expect(await waitingWrites()).toBe(1);
+      await Bun.sleep(5_500);
+      expect(await waitingWrites()).toBe(0);
+    } finally {
+      unlock();
+      await transaction;
+      await locker.end();
+    }
+    expect((await listKeys(database.store, "blocked"))[0]?.lastUsedAt).toBeNull();
+  }, 20_000);
 });

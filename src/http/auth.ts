@@ -7,7 +7,7 @@ import {
   parsePresentedKey,
   recordKeyUse,
 } from "../store/keys.ts";
-import { outsideRequests } from "../store/requestScope.ts";
+import { outsideRequests, RequestScope, withinScope } from "../store/requestScope.ts";
 import { ApiError } from "./errors.ts";
 
 export type Partner = {
@@ -35,6 +35,11 @@ const MIN_LOAD_SPACING_MS = 250;
  * traffic of a key costs one small write a minute, however many requests it sends.
  */
 const KEY_USE_WRITE_EVERY_MS = 60_000;
+/**
+ * A key-use write is called off after this long, by the mechanism that ends requests at their deadline,
+ * so a locked `api_keys` or a stalled database cannot hold a connection for it.
+ */
+const KEY_USE_DEADLINE_MS = 5_000;
 
 /** One answer for every kind of bad key (docs/api.md §2 step 3): the response tells an attacker nothing. */
 export const invalidKey = () =>
@@ -117,8 +122,11 @@ export function createAuthenticator(store: Store, environment: Environment): Aut
     if (written !== undefined && now - written < KEY_USE_WRITE_EVERY_MS) return;
     usesWritten.set(keyId, now);
     // A write that fails (the database away) is tried again by the first request a minute later; the
-    // database watch reports the outage.
-    outsideRequests(() => recordKeyUse(store, keyId)).catch(ignore);
+    // database watch reports the outage. It runs in a scope of its own, not the request's.
+    const scope = new RequestScope(KEY_USE_DEADLINE_MS);
+    withinScope(scope, () => recordKeyUse(store, keyId))
+      .catch(ignore)
+      .finally(() => scope.end());
   }
 
   function partnerOf(set: KeySet, presented: string): Partner | null {
