@@ -1,11 +1,13 @@
 /**
  * The files of deploy/ as an operator installs them: the alert rules pass `promtool check rules` and
  * their unit tests, the environment example names every setting and only settings, with values the
- * service accepts, and the systemd unit gives a shutdown the time it may take.
+ * service accepts, and the systemd unit passes `systemd-analyze verify` and gives a shutdown the time
+ * it may take.
  */
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CONFIG_VARIABLES, parseConfig } from "../src/config.ts";
 import { SHUTDOWN_GRACE_MS } from "../src/main.ts";
@@ -13,6 +15,7 @@ import { SHUTDOWN_GRACE_MS } from "../src/main.ts";
 const root = join(import.meta.dir, "..");
 const deploy = (name: string) => readFileSync(join(root, "deploy", name), "utf8");
 const promtool = Bun.which("promtool");
+const systemdAnalyze = Bun.which("systemd-analyze");
 if (promtool === null) {
   console.warn("promtool is not installed (Debian package prometheus): the promtool checks are skipped");
 }
@@ -75,6 +78,30 @@ describe("the systemd unit", () => {
     expect(setting("WorkingDirectory")).toBe("/opt/rollcall");
     expect(setting("EnvironmentFile")).toBe("/etc/rollcall/rollcall.env");
     expect(setting("KillSignal")).toBe("SIGTERM");
+  });
+
+  test.skipIf(systemdAnalyze === null)("systemd-analyze verify finds nothing to say about it", () => {
+    // Verified as installed, but with this checkout and runtime in place of /opt/rollcall's.
+    const dir = mkdtempSync(join(tmpdir(), "rollcall-unit-"));
+    try {
+      writeFileSync(
+        join(dir, "rollcall.service"),
+        unit
+          .replaceAll("/opt/rollcall/node_modules/.bin/bun", process.execPath)
+          .replaceAll("/opt/rollcall", root),
+      );
+      const verify = spawnSync(
+        systemdAnalyze ?? "systemd-analyze",
+        ["verify", join(dir, "rollcall.service")],
+        {
+          encoding: "utf8",
+        },
+      );
+      expect(`${verify.stdout}${verify.stderr}`).toBe("");
+      expect(verify.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("waits for a shutdown longer than the example's drain and the shutdown's grace", () => {
