@@ -7,7 +7,6 @@ import {
   type MetricValue,
   Registry,
 } from "prom-client";
-import { buildInfo } from "./build.ts";
 import { registerProcessMetrics } from "./processMetrics.ts";
 
 /** One registry's figures in prom-client's JSON form, the shape threads exchange. */
@@ -78,7 +77,7 @@ export class Metrics {
    */
   constructor({ process = true }: { process?: boolean } = {}) {
     const registers = [this.registry];
-    if (process) registerProcessMetrics(this.registry, buildInfo());
+    if (process) registerProcessMetrics(this.registry);
     this.#requests = new Counter({
       name: "rollcall_http_requests_total",
       help: "Requests answered, by route pattern, method and status.",
@@ -271,12 +270,12 @@ export class Metrics {
           for (const reading of pools()) this.inc({ pool: reading.pool }, pick(reading));
         },
       });
-    perPoolCount("rollcall_db_pool_waits_total", "Connections taken by batches and exports.", (r) => r.waits);
     perPoolCount(
-      "rollcall_db_pool_wait_seconds_total",
-      "Time batches and exports waited for a connection.",
-      (r) => r.waitSeconds,
+      "rollcall_db_pool_waits_total",
+      "Connections batches and exports waited for.",
+      (r) => r.waits,
     );
+    perPoolCount("rollcall_db_pool_wait_seconds_total", "Time they waited for them.", (r) => r.waitSeconds);
     const oldest = () => this.#oldestTransaction();
     new Gauge({
       name: "rollcall_db_oldest_transaction_seconds",

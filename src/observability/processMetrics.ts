@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Gauge, type Registry } from "prom-client";
-import type { BuildInfo } from "./build.ts";
+import { buildInfo } from "./build.ts";
 
 /**
  * prom-client's defaults that are gauges named like counters: totals of `rollcall_nodejs_active_*`
@@ -13,7 +13,8 @@ const MISNAMED_DEFAULTS = ["active_handles_total", "active_requests_total", "act
  * registries are summed into it, and would count these once per thread): prom-client's CPU, memory and
  * event-loop metrics, and `rollcall_build_info`, a constant 1 labelled with the running build.
  */
-export function registerProcessMetrics(registry: Registry, { version, commit }: BuildInfo): void {
+export function registerProcessMetrics(registry: Registry): void {
+  const { version, commit } = buildInfo();
   collectDefaultMetrics({ register: registry, prefix: "rollcall_" });
   for (const name of MISNAMED_DEFAULTS) registry.removeSingleMetric(`rollcall_nodejs_${name}`);
   new Gauge({
