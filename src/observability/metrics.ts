@@ -270,12 +270,12 @@ export class Metrics {
           for (const reading of pools()) this.inc({ pool: reading.pool }, pick(reading));
         },
       });
+    perPoolCount("rollcall_db_pool_waits_total", "Connections taken by batches and exports.", (r) => r.waits);
     perPoolCount(
-      "rollcall_db_pool_waits_total",
-      "Connections batches and exports waited for.",
-      (r) => r.waits,
+      "rollcall_db_pool_wait_seconds_total",
+      "Time batches and exports waited for a connection.",
+      (r) => r.waitSeconds,
     );
-    perPoolCount("rollcall_db_pool_wait_seconds_total", "Time they waited for them.", (r) => r.waitSeconds);
     const oldest = () => this.#oldestTransaction();
     new Gauge({
       name: "rollcall_db_oldest_transaction_seconds",
