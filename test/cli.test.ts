@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -212,7 +213,7 @@ describe("migrate and status", () => {
     entries: { tag: string }[];
   };
   const tags = journal.entries.map((entry) => entry.tag);
-  const emptyName = `rollcall_test_cli_empty_${process.pid}`;
+  const emptyName = `rollcall_test_${randomBytes(6).toString("hex")}`;
   let emptyUrl = "";
 
   beforeAll(async () => {

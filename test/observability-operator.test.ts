@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
@@ -22,7 +23,7 @@ if (promtool === null) {
   console.warn("promtool is not installed (Debian package prometheus): the promtool checks are skipped");
 }
 
-const databaseName = `rollcall_test_operator_${process.pid}`;
+const databaseName = `rollcall_test_${randomBytes(6).toString("hex")}`;
 let databaseUrl: string;
 let service: ServiceProcess;
 let store: Store;
