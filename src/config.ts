@@ -107,6 +107,9 @@ const accepts: Record<string, string> = {
   DRAIN_SECONDS: "an integer from 0 to 300 (seconds /readyz answers 503 before shutdown stops listening)",
 };
 
+/** Every variable an operator can set, by name (deploy/rollcall.env.example shows each). */
+export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(accepts));
+
 /** Maps each config path back to the variable it came from, to name it in errors. */
 const variableOf: Record<string, string> = {
   "/databaseUrl": "DATABASE_URL",

@@ -5,6 +5,7 @@ import { readCatalogHealth } from "./flows/corrections/catalogHealth.ts";
 import { startCorrections } from "./flows/corrections/correctionRunner.ts";
 import { type Serving, startServing } from "./http/serving.ts";
 import { SUPERVISOR_CONNECTIONS } from "./http/threads.ts";
+import { buildInfo } from "./observability/build.ts";
 import { CatalogMetrics } from "./observability/catalogMetrics.ts";
 import { observe } from "./observability/instance.ts";
 import { createLogger, type Logger } from "./observability/log.ts";
@@ -21,7 +22,7 @@ import { cursorSecretOf } from "./store/settings.ts";
  * How long a shutdown may take: in-flight requests end within their deadline (8 s), then the database
  * pools close within theirs (5 s).
  */
-const SHUTDOWN_GRACE_MS = 15_000;
+export const SHUTDOWN_GRACE_MS = 15_000;
 
 /** A failure to listen, named by address, with the system's code for `startFailure` to show. */
 function cannotListen({ host, port }: Pick<Config, "host" | "port">, reason: string, code: unknown): Error {
@@ -62,8 +63,11 @@ async function checkPort({ host, port }: Config): Promise<void> {
   });
 }
 
-/** Opens the store; an embedded database that cannot be opened is named with its directory. */
-async function openConfiguredStore(config: Config) {
+/**
+ * Opens the store, applying pending migrations and logging each by name; an embedded database that
+ * cannot be opened is named with its directory.
+ */
+async function openConfiguredStore(config: Config, log: Logger["log"]) {
   try {
     const threaded = config.requestThreads > 1;
     // With request threads, the main thread only polls the catalog and checks the database: the
@@ -73,6 +77,7 @@ async function openConfiguredStore(config: Config) {
       poolSize: threaded ? SUPERVISOR_CONNECTIONS : config.databasePoolSize,
       readPoolSize: threaded ? 1 : config.databaseReadPoolSize,
       exportPoolSize: threaded ? 1 : config.exportsPerInstance,
+      onMigration: (name) => log("migration_applied", { migration: name }),
     });
   } catch (error) {
     if (config.databaseUrl !== null || error instanceof EmbeddedDatabaseBusyError) throw error;
@@ -107,7 +112,7 @@ async function start(config: Config, logger: Logger): Promise<RunningService> {
   const { log } = logger;
   await checkHost(config);
   await checkPort(config);
-  const store = await openConfiguredStore(config);
+  const store = await openConfiguredStore(config, log);
   if (config.demo) {
     await bootstrapDemo(store, (line) => console.log(line), {
       baseUrl: baseUrlOf(config.host, config.port),
@@ -156,6 +161,7 @@ async function start(config: Config, logger: Logger): Promise<RunningService> {
     console.log(`metrics on http://${config.metricsHost}:${observed.metricsPort}/metrics`);
   }
   log("started", {
+    ...buildInfo(),
     port: serving.port,
     environment: config.environment,
     database: store.kind,

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { processEnv } from "../src/config.ts";
 import { generateCatalog } from "../src/store/catalog/generate/index.ts";
 import { loadActiveKeys, matchActiveKey } from "../src/store/keys.ts";
+import { migrationsFolder } from "../src/store/migrations.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 
 /** The operator CLI end to end: a real child process against a test database. */
@@ -96,10 +98,19 @@ describe("keys", () => {
     expect(listed.code).toBe(0);
     expect(listed.stdout).not.toContain(key.slice(5));
     expect(JSON.parse(listed.stdout)).toEqual([
-      { id: row?.id, environment: "sandbox", label: "ci", created_at: expect.any(String), revoked_at: null },
+      {
+        id: row?.id,
+        environment: "sandbox",
+        label: "ci",
+        created_at: expect.any(String),
+        revoked_at: null,
+        last_used_at: null,
+      },
     ]);
     const text = await cli(["keys", "list", "acme"]);
     expect(text.stdout).toContain(row?.id ?? "missing");
+    expect(text.stdout.split("\n")[0]).toContain("LAST USED");
+    expect(text.stdout).toContain("never");
     expect(text.stdout).not.toContain(key.slice(5));
 
     const revoked = await cli(["keys", "revoke", row?.id ?? ""]);
@@ -194,6 +205,64 @@ describe("catalog", () => {
       1,
       `error: ${dir} is a directory, not a catalog file`,
     ]);
+  });
+});
+
+describe("migrate and status", () => {
+  const journal = JSON.parse(readFileSync(join(migrationsFolder, "meta", "_journal.json"), "utf8")) as {
+    entries: { tag: string }[];
+  };
+  const tags = journal.entries.map((entry) => entry.tag);
+  const emptyName = `rollcall_test_${randomBytes(6).toString("hex")}`;
+  let emptyUrl = "";
+
+  beforeAll(async () => {
+    await database.store.rows(sql.raw(`create database ${emptyName}`));
+    const url = new URL(database.url);
+    url.pathname = `/${emptyName}`;
+    emptyUrl = url.toString();
+  });
+
+  afterAll(async () => {
+    await database.store.rows(sql.raw(`drop database if exists ${emptyName} with (force)`));
+  });
+
+  test("status on a database never migrated lists every migration pending and changes nothing", async () => {
+    const status = await cli(["status"], { DATABASE_URL: emptyUrl });
+    expect(status).toMatchObject({ code: 0, stderr: "" });
+    expect(status.stdout).toMatch(/^version {3}\d+\.\d+\.\d+/);
+    expect(status.stdout).toContain(
+      `schema    0 of ${tags.length} migrations applied; pending: ${tags.join(", ")}`,
+    );
+    expect(status.stdout).toContain("catalog   unknown until the schema is migrated");
+    const again = JSON.parse((await cli(["status", "--json"], { DATABASE_URL: emptyUrl })).stdout);
+    expect(again.schema).toEqual({ applied: 0, latest: null, pending: tags });
+  });
+
+  test("migrate names each migration it applies; then status shows none pending", async () => {
+    const migrated = await cli(["migrate"], { DATABASE_URL: emptyUrl });
+    expect(migrated).toMatchObject({ code: 0, stderr: "" });
+    expect(migrated.stdout.trimEnd().split("\n")).toEqual([
+      ...tags.map((tag) => `applied ${tag}`),
+      `schema up to date: ${tags.length} migrations, latest ${tags.at(-1)} (${tags.length} applied now)`,
+    ]);
+    const twice = await cli(["migrate"], { DATABASE_URL: emptyUrl });
+    expect(twice.stdout).toContain("(0 applied now)");
+    const status = JSON.parse((await cli(["status", "--json"], { DATABASE_URL: emptyUrl })).stdout);
+    expect(status).toMatchObject({
+      database: "postgres",
+      schema: { applied: tags.length, latest: tags.at(-1), pending: [] },
+      catalog: { version: "0", events: 0, venues: 0, imported_at: null },
+      partners: { partners: 0, active_keys: { production: 0, sandbox: 0 } },
+    });
+  });
+
+  test("status counts the catalog, the partners and their active keys", async () => {
+    const status = JSON.parse((await cli(["status", "--json"])).stdout);
+    expect(status.partners.partners).toBeGreaterThan(0);
+    expect(status.catalog.events).toBe(await count("events"));
+    expect(status.catalog.venues).toBe(await count("venues"));
+    expect((await cli(["status", "extra"])).code).toBe(2);
   });
 });
 

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import postgres from "postgres";
+import { createAuthenticator } from "../src/http/auth.ts";
 import {
   createPartner,
   getPartner,
@@ -11,6 +14,7 @@ import {
   matchActiveKey,
   PartnerExistsError,
   parsePresentedKey,
+  recordKeyUse,
   revokeKey,
   UnknownPartnerError,
 } from "../src/store/keys.ts";
@@ -141,9 +145,81 @@ describe("partners and keys on PostgreSQL", () => {
         "environment",
         "id",
         "label",
+        "lastUsedAt",
         "partnerId",
         "revokedAt",
       ]);
     }
   });
+
+  test("a key's use is recorded on that key alone, and once a minute however many requests use it", async () => {
+    await createPartner(database.store, { id: "used", name: "used" });
+    const issue = () => issueKey(database.store, { partnerId: "used", environment: "sandbox", label: null });
+    const [first, second] = [await issue(), await issue()];
+    let updates = 0;
+    const db = new Proxy(database.store.db, {
+      get(target, property, receiver) {
+        if (property === "update") updates++;
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    const authenticate = createAuthenticator({ ...database.store, db }, "sandbox");
+    for (let i = 0; i < 30; i++) expect((await authenticate(first.key)).keyId).toBe(first.row.id);
+    const deadline = performance.now() + 5000;
+    while (performance.now() < deadline && (await listKeys(database.store, "used"))[0]?.lastUsedAt === null) {
+      await Bun.sleep(20);
+    }
+    const [used, unused] = await listKeys(database.store, "used");
+    expect(used?.id).toBe(first.row.id);
+    expect(used?.lastUsedAt).toBeInstanceOf(Date);
+    expect(unused).toMatchObject({ id: second.row.id, lastUsedAt: null });
+    expect(updates).toBe(1);
+    await recordKeyUse(database.store, second.row.id);
+    expect((await listKeys(database.store, "used"))[1]?.lastUsedAt).toBeInstanceOf(Date);
+  });
+
+  test("a key-use write that cannot get through is called off within seconds, the request unharmed", async () => {
+    await createPartner(database.store, { id: "blocked", name: "blocked" });
+    const { key } = await issueKey(database.store, {
+      partnerId: "blocked",
+      environment: "sandbox",
+      label: null,
+    });
+    // EXCLUSIVE lets the key set be read and stops every write of api_keys until it is let go.
+    const locker = postgres(database.url, { max: 1, onnotice: () => {} });
+    let unlock = () => {};
+    const released = new Promise<void>((resolve) => {
+      unlock = resolve;
+    });
+    let locked = () => {};
+    const holding = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const transaction = locker.begin(async (tx) => {
+      await tx`lock table api_keys in exclusive mode`;
+      locked();
+      await released;
+    });
+    await holding;
+    const waitingWrites = async () =>
+      (
+        await database.store.rows<{ count: number }>(
+          sql`select count(*)::int as count from pg_stat_activity where datname = current_database()
+            and application_name = 'rollcall' and query like 'update "api_keys"%' and state = 'active'`,
+        )
+      )[0]?.count;
+    try {
+      const authenticate = createAuthenticator(database.store, "sandbox");
+      expect((await authenticate(key)).partnerId).toBe("blocked");
+      await Bun.sleep(500);
+      expect(await waitingWrites()).toBe(1);
+      await Bun.sleep(5_500);
+      expect(await waitingWrites()).toBe(0);
+    } finally {
+      unlock();
+      await transaction;
+      await locker.end();
+    }
+    expect((await listKeys(database.store, "blocked"))[0]?.lastUsedAt).toBeNull();
+  }, 20_000);
 });

@@ -70,8 +70,8 @@ describe("metrics", () => {
     expect(sample(body, "rollcall_media_items_total", 'outcome="rejected",reason="missing_taken_at"')).toBe(
       1,
     );
-    const hits = sample(body, "rollcall_cache_lookups", 'cache="event_facts",result="hit"') ?? 0;
-    const misses = sample(body, "rollcall_cache_lookups", 'cache="event_facts",result="miss"') ?? 0;
+    const hits = sample(body, "rollcall_cache_lookups_total", 'cache="event_facts",result="hit"') ?? 0;
+    const misses = sample(body, "rollcall_cache_lookups_total", 'cache="event_facts",result="miss"') ?? 0;
     expect(hits + misses).toBeGreaterThan(0);
   });
 
@@ -103,10 +103,11 @@ describe("metrics", () => {
 });
 
 describe("access log", () => {
-  test("one line per request with its id, partner, route, status, duration and items; nothing private", () => {
+  test("one line per request with its id, partner, key id, route, status, duration and items; nothing private", () => {
     const lines = logged.filter((line) => line.event === "request");
     const batch = lines.find((line) => line.fields["route"] === "/v1/users/:user_id/media");
     expect(batch?.fields).toMatchObject({ partner: "acme", method: "POST", status: 200, items: 4 });
+    expect(batch?.fields["keyId"]).toMatch(/^[0-9a-f-]{36}$/);
     expect(typeof batch?.fields["requestId"]).toBe("string");
     expect(typeof batch?.fields["durationMs"]).toBe("number");
     const text = JSON.stringify(lines);

@@ -1,6 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import type { Store } from "../store/db.ts";
 import { PARTNER_ID } from "../store/keys.ts";
+import type { OnMigration } from "../store/migrations.ts";
 
 /**
  * The shape every CLI command group shares. A group is a table of subcommands, so adding one (such as
@@ -20,9 +21,15 @@ export type Context = {
   write(chunk: string): Promise<void>;
   /** Whether stdout is a terminal a progress bar may be drawn on. */
   interactive: boolean;
-  /** Opens the store with the server's configuration, runs `work`, and closes the store. */
-  withStore<T>(work: (store: Store) => Promise<T>): Promise<T>;
+  /**
+   * Opens the store with the server's configuration, runs `work`, and closes the store. Pending
+   * migrations are applied first (unless `migrate` is false), each named to `onMigration`, by default a
+   * line on stderr: a command never changes the schema unsaid.
+   */
+  withStore<T>(work: (store: Store) => Promise<T>, options?: StoreOptions): Promise<T>;
 };
+
+export type StoreOptions = { migrate?: boolean; onMigration?: OnMigration };
 
 export type Subcommand = {
   /** Arguments after the subcommand name, e.g. `<partner_id> [--name NAME]`. */

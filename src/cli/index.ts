@@ -2,10 +2,11 @@ import { once } from "node:events";
 import { ConfigError, isInteractive, loadConfig } from "../config.ts";
 import { openStore } from "../store/db.ts";
 import { catalog } from "./catalog.ts";
-import { CommandError, type CommandGroup, type Context, UsageError } from "./command.ts";
+import { CommandError, type CommandGroup, type Context, type Subcommand, UsageError } from "./command.ts";
 import { confidence } from "./confidence.ts";
 import { keys } from "./keys.ts";
 import { partners } from "./partners.ts";
+import { migrate, status } from "./status.ts";
 
 /**
  * The operator CLI (docs/operations.md §2): `bun run cli <group> <command> [arguments]`. Exit codes: 0 done,
@@ -15,8 +16,17 @@ import { partners } from "./partners.ts";
 
 const groups: CommandGroup[] = [partners, keys, catalog, confidence];
 
+/** Commands about the service as a whole, one word each. */
+const commands: Record<string, Subcommand> = { migrate, status };
+
 function usage(only?: CommandGroup): string[] {
   const lines = ["usage: bun run cli <command> [arguments]", ""];
+  if (only === undefined) {
+    for (const [name, command] of Object.entries(commands)) {
+      lines.push(`  ${name} ${command.usage}`.trimEnd());
+      lines.push(`      ${command.summary}`);
+    }
+  }
   for (const group of only ? [only] : groups) {
     for (const [name, command] of Object.entries(group.subcommands)) {
       lines.push(`  ${group.name} ${name} ${command.usage}`.trimEnd());
@@ -38,8 +48,12 @@ const context: Context = {
     if (!process.stdout.write(chunk)) await once(process.stdout, "drain");
   },
   interactive: isInteractive(),
-  async withStore(work) {
-    const store = await openStore(loadConfig());
+  async withStore(work, options = {}) {
+    const store = await openStore({
+      ...loadConfig(),
+      migrate: options.migrate ?? true,
+      onMigration: options.onMigration ?? ((name) => console.error(`applied migration ${name}`)),
+    });
     try {
       return await work(store);
     } finally {
@@ -58,6 +72,8 @@ async function main(argv: string[]): Promise<number> {
     for (const line of usage()) (groupName === undefined ? context.err : context.out)(line);
     return groupName === undefined ? 2 : 0;
   }
+  const single = Object.hasOwn(commands, groupName) ? commands[groupName] : undefined;
+  if (single !== undefined) return run(groupName, single, argv.slice(1));
   const group = groups.find((g) => g.name === groupName);
   if (group === undefined) {
     context.err(`error: unknown command ${JSON.stringify(groupName)}`);
@@ -77,8 +93,13 @@ async function main(argv: string[]): Promise<number> {
     for (const line of usage(group)) context.err(line);
     return 2;
   }
+  return run(`${group.name} ${commandName}`, command, args);
+}
+
+/** Runs one command, `name` as its usage line spells it, and maps its failures to exit codes. */
+async function run(name: string, command: Subcommand, args: string[]): Promise<number> {
   if (args.some(isHelp)) {
-    context.out(`usage: bun run cli ${group.name} ${commandName} ${command.usage}`);
+    context.out(`usage: bun run cli ${name} ${command.usage}`);
     context.out(`  ${command.summary}`);
     return 0;
   }
@@ -88,7 +109,7 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError) {
       context.err(`error: ${error.message}`);
-      context.err(`usage: bun run cli ${group.name} ${commandName} ${command.usage}`);
+      context.err(`usage: bun run cli ${name} ${command.usage}`);
       return 2;
     }
     if (error instanceof CommandError || error instanceof ConfigError) {

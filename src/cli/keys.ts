@@ -24,6 +24,7 @@ function keyJson(key: KeyRow) {
     label: key.label,
     created_at: key.createdAt.toISOString(),
     revoked_at: key.revokedAt?.toISOString() ?? null,
+    last_used_at: key.lastUsedAt?.toISOString() ?? null,
   };
 }
 
@@ -83,12 +84,13 @@ export const keys: CommandGroup = {
           context.out(`Partner ${partnerId} has no keys yet.`);
           return;
         }
-        const header = ["ID", "ENVIRONMENT", "LABEL", "CREATED", "REVOKED"];
+        const header = ["ID", "ENVIRONMENT", "LABEL", "CREATED", "LAST USED", "REVOKED"];
         const cells = rows.map((k) => [
           k.id,
           k.environment,
           k.label ?? "",
           k.createdAt.toISOString(),
+          k.lastUsedAt?.toISOString() ?? "never",
           k.revokedAt?.toISOString() ?? "active",
         ]);
         for (const line of table(header, cells)) context.out(line);

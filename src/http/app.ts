@@ -1,6 +1,7 @@
 import { Elysia, ValidationError } from "elysia";
 import { createCatalogFacts } from "../flows/catalogFacts/eventFacts.ts";
 import { ExportSlots } from "../limits/exportSlots.ts";
+import { buildInfo } from "../observability/build.ts";
 import { type Log, throttled } from "../observability/log.ts";
 import { describeFailure, isCalledOff, isConnectionFailure } from "../store/failures.ts";
 import { apiRoutesPlugin, routePolicies, translatorOf } from "./apiRoutes.ts";
@@ -59,6 +60,8 @@ export function createApp(deps: AppDeps) {
     ...deps,
     ...createCatalogFacts(deps.config.eventCacheMb * 2 ** 20),
     exportSlots: new ExportSlots(deps.config.exportsPerInstance),
+    // Read here, as the thread starts, so that no request waits for the commit lookup.
+    build: buildInfo(),
   };
   deps.metrics?.watchCache("event_facts", () => resources.eventFacts.stats());
   deps.metrics?.watchCache("venues_performers", () => resources.venuesAndPerformers.stats());

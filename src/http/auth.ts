@@ -1,7 +1,13 @@
 import type { Environment } from "../config.ts";
 import type { Store } from "../store/db.ts";
-import { type ActiveKey, loadActiveKeys, matchActiveKey, parsePresentedKey } from "../store/keys.ts";
-import { outsideRequests } from "../store/requestScope.ts";
+import {
+  type ActiveKey,
+  loadActiveKeys,
+  matchActiveKey,
+  parsePresentedKey,
+  recordKeyUse,
+} from "../store/keys.ts";
+import { outsideRequests, RequestScope, withinScope } from "../store/requestScope.ts";
 import { ApiError } from "./errors.ts";
 
 export type Partner = {
@@ -23,6 +29,17 @@ const MAX_AGE_MS = 2_000;
  * to a few queries a second in total, however many requests share each load.
  */
 const MIN_LOAD_SPACING_MS = 250;
+
+/**
+ * How often a key's last use is written, at most: once a minute per key and thread, so the steady
+ * traffic of a key costs one small write a minute, however many requests it sends.
+ */
+const KEY_USE_WRITE_EVERY_MS = 60_000;
+/**
+ * A key-use write is called off after this long, by the mechanism that ends requests at their deadline,
+ * so a locked `api_keys` or a stalled database cannot hold a connection for it.
+ */
+const KEY_USE_DEADLINE_MS = 5_000;
 
 /** One answer for every kind of bad key (docs/api.md §2 step 3): the response tells an attacker nothing. */
 export const invalidKey = () =>
@@ -96,6 +113,22 @@ export function createAuthenticator(store: Store, environment: Environment): Aut
     return queued ?? schedule();
   }
 
+  const usesWritten = new Map<string, number>();
+
+  /** Records a key's use, unless written in the last minute; the request never waits for it. */
+  function noteUse(keyId: string): void {
+    const now = performance.now();
+    const written = usesWritten.get(keyId);
+    if (written !== undefined && now - written < KEY_USE_WRITE_EVERY_MS) return;
+    usesWritten.set(keyId, now);
+    // A write that fails (the database away) is tried again by the first request a minute later; the
+    // database watch reports the outage. It runs in a scope of its own, not the request's.
+    const scope = new RequestScope(KEY_USE_DEADLINE_MS);
+    withinScope(scope, () => recordKeyUse(store, keyId))
+      .catch(ignore)
+      .finally(() => scope.end());
+  }
+
   function partnerOf(set: KeySet, presented: string): Partner | null {
     const key = matchActiveKey(set.keys, presented);
     if (key === null || key.environment !== environment) return null;
@@ -112,6 +145,7 @@ export function createAuthenticator(store: Store, environment: Environment): Aut
     if (partner === null && set.loadedFrom < arrived)
       partner = partnerOf(await loadedSince(arrived), presented);
     if (partner === null) throw invalidKey();
+    noteUse(partner.keyId);
     return partner;
   };
 }

@@ -22,6 +22,7 @@ const Health = t.Object({
     store: t.Union([t.Literal("memory"), t.Literal("redis")]),
     degraded: t.Boolean(),
   }),
+  build: t.Object({ version: t.String(), commit: t.Union([t.String(), t.Null()]) }),
 });
 
 /**
@@ -68,7 +69,7 @@ export const healthRoute = route({
     detail: { summary: "Key check and rate-limit settings; never rate limited" },
   },
   handle:
-    ({ limits }) =>
+    ({ limits, build }) =>
     async ({ request }): Promise<typeof Health.static> => {
       const { partnerId, environment } = partnerOf(request);
       const report = await limits.report(partnerId);
@@ -86,6 +87,7 @@ export const healthRoute = route({
           store: report.store,
           degraded: report.degraded,
         },
+        build: { version: build.version, commit: build.commit },
       };
     },
 });

@@ -3,6 +3,7 @@ import type { Config } from "../config.ts";
 import type { CatalogFacts } from "../flows/catalogFacts/eventFacts.ts";
 import type { ExportSlots } from "../limits/exportSlots.ts";
 import type { RateLimits } from "../limits/index.ts";
+import type { BuildInfo } from "../observability/build.ts";
 import type { Log } from "../observability/log.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { Matcher } from "../shards/matcher.ts";
@@ -24,7 +25,7 @@ export type AppDeps = {
 };
 
 /** What the handlers are built with: the app's dependencies and what the app keeps for the flows. */
-export type ResourceDeps = AppDeps & CatalogFacts & { exportSlots: ExportSlots };
+export type ResourceDeps = AppDeps & CatalogFacts & { exportSlots: ExportSlots; build: BuildInfo };
 
 export type Method = "GET" | "POST" | "DELETE";
 

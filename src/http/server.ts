@@ -129,7 +129,10 @@ function itemsOf(context: RequestContext | undefined): number | undefined {
   return Array.isArray(media) ? media.length : undefined;
 }
 
-/** One access-log line and the request metrics; never a key, an email, coordinates or a body. */
+/**
+ * One access-log line and the request metrics; never a key, an email, coordinates or a body. The key's
+ * id (as `keys list` shows it) says which of a partner's keys is still in use before one is revoked.
+ */
 function account(
   request: Request,
   response: Response,
@@ -145,6 +148,7 @@ function account(
   options.log(ACCESS_EVENT, {
     requestId,
     partner: context?.partner?.partnerId ?? null,
+    keyId: context?.partner?.keyId ?? null,
     method: request.method,
     route,
     status: response.status,

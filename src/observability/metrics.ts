@@ -1,13 +1,13 @@
 import {
   AggregatorRegistry,
   Counter,
-  collectDefaultMetrics,
   Gauge,
   Histogram,
   type MetricObjectWithValues,
   type MetricValue,
   Registry,
 } from "prom-client";
+import { registerProcessMetrics } from "./processMetrics.ts";
 
 /** One registry's figures in prom-client's JSON form, the shape threads exchange. */
 export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
@@ -71,13 +71,13 @@ export class Metrics {
   readonly #caches = new Map<string, () => CacheReading>();
 
   /**
-   * `process`: whether this registry also reports the process's CPU, memory and event loop. Request
+   * `process`: whether this registry also reports the process's CPU, memory, event loop and build. Request
    * threads leave it to the supervising thread: their registries are summed into its exposition, and
    * the process's figures would be counted once per thread.
    */
   constructor({ process = true }: { process?: boolean } = {}) {
     const registers = [this.registry];
-    if (process) collectDefaultMetrics({ register: this.registry, prefix: "rollcall_" });
+    if (process) registerProcessMetrics(this.registry);
     this.#requests = new Counter({
       name: "rollcall_http_requests_total",
       help: "Requests answered, by route pattern, method and status.",
@@ -215,16 +215,17 @@ export class Metrics {
       },
     });
     const caches = () => this.#caches;
-    new Gauge({
-      name: "rollcall_cache_lookups",
-      help: "Lookups of each in-memory cache since start, by result (hit or miss); only ever grows.",
+    new Counter({
+      name: "rollcall_cache_lookups_total",
+      help: "Lookups of each in-memory cache since start, by result (hit or miss).",
       labelNames: ["cache", "result"],
       registers,
       collect() {
+        this.reset();
         for (const [cache, read] of caches()) {
           const { hits, misses } = read();
-          this.set({ cache, result: "hit" }, hits);
-          this.set({ cache, result: "miss" }, misses);
+          this.inc({ cache, result: "hit" }, hits);
+          this.inc({ cache, result: "miss" }, misses);
         }
       },
     });
@@ -258,14 +259,21 @@ export class Metrics {
       "Statements sent and not yet answered, plus connections held for a batch's transaction.",
       (r) => r.busy,
     );
-    perPool(
-      "rollcall_db_pool_waits",
-      "Connections taken by batches since start (each batch runs its transaction on one); only ever grows.",
-      (r) => r.waits,
-    );
-    perPool(
-      "rollcall_db_pool_wait_seconds",
-      "Total time since start batches waited to be given their connection; only ever grows.",
+    const perPoolCount = (name: string, help: string, pick: (reading: PoolReading) => number) =>
+      new Counter({
+        name,
+        help,
+        labelNames: ["pool"],
+        registers,
+        collect() {
+          this.reset();
+          for (const reading of pools()) this.inc({ pool: reading.pool }, pick(reading));
+        },
+      });
+    perPoolCount("rollcall_db_pool_waits_total", "Connections taken by batches and exports.", (r) => r.waits);
+    perPoolCount(
+      "rollcall_db_pool_wait_seconds_total",
+      "Time batches and exports waited for a connection.",
       (r) => r.waitSeconds,
     );
     const oldest = () => this.#oldestTransaction();

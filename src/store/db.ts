@@ -1,5 +1,6 @@
 import { DEFAULT_EXPORTS_PER_INSTANCE } from "../config.ts";
 import { openPglite } from "./embeddedDb.ts";
+import type { OnMigration } from "./migrations.ts";
 import { openPostgres } from "./postgresDb.ts";
 import type { Store } from "./store.ts";
 
@@ -29,14 +30,18 @@ export type OpenOptions = {
   exportPoolSize?: number;
   /**
    * Whether to apply pending migrations first (default true). A request thread opens the store after
-   * its supervisor has migrated it, and skips the lock and the migrator's connection.
+   * its supervisor has migrated it, and skips the lock and the migrator's connection; `cli status`
+   * reports a schema it must not change.
    */
   migrate?: boolean;
+  /** Told each migration applied, by name (the start log, the CLI). */
+  onMigration?: OnMigration;
 };
 
 export async function openStore(options: OpenOptions): Promise<Store> {
+  const onMigration = options.onMigration ?? (() => {});
   return options.databaseUrl === null
-    ? openPglite(options.dataDir)
+    ? openPglite(options.dataDir, options.migrate ?? true, onMigration)
     : openPostgres(
         options.databaseUrl,
         {
@@ -45,5 +50,6 @@ export async function openStore(options: OpenOptions): Promise<Store> {
           exports: options.exportPoolSize ?? DEFAULT_EXPORTS_PER_INSTANCE,
         },
         options.migrate ?? true,
+        onMigration,
       );
 }

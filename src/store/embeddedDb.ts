@@ -5,7 +5,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { privateDataDir } from "./embeddedFiles.ts";
 import { applyLiveSql } from "./liveSql.ts";
-import { migrationsFolder } from "./migrations.ts";
+import { migrateNamed, migrationsFolder, type OnMigration } from "./migrations.ts";
 import { answersWithin, counted, poolUse } from "./poolUse.ts";
 import { type Runnable, statementOf } from "./renderedStatement.ts";
 import * as schema from "./schema/index.ts";
@@ -54,7 +54,11 @@ function lockDataDir(dataDir: string): () => void {
   throw new EmbeddedDatabaseBusyError(`could not lock the embedded database in ${dataDir}`);
 }
 
-export async function openPglite(dataDir: string): Promise<Store> {
+export async function openPglite(
+  dataDir: string,
+  migrate: boolean,
+  onMigration: OnMigration,
+): Promise<Store> {
   const files = privateDataDir(dataDir);
   const unlock = lockDataDir(dataDir);
   let pglite: PGlite;
@@ -65,8 +69,14 @@ export async function openPglite(dataDir: string): Promise<Store> {
     throw error;
   }
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;
-  await migratePglite(drizzlePglite(pglite), { migrationsFolder });
-  await applyLiveSql((statement) => pglite.exec(statement));
+  if (migrate) {
+    await migrateNamed(
+      (text) => pglite.query(text),
+      () => migratePglite(drizzlePglite(pglite), { migrationsFolder }),
+      onMigration,
+    );
+    await applyLiveSql((statement) => pglite.exec(statement));
+  }
   const embedded = poolUse("embedded", 1);
   return {
     kind: "pglite",

@@ -27,6 +27,7 @@ export type KeyRow = {
   label: string | null;
   createdAt: Date;
   revokedAt: Date | null;
+  lastUsedAt: Date | null;
 };
 
 export type PresentedKey = { partnerId: string; secret: string };
@@ -80,6 +81,7 @@ const keyColumns = {
   label: apiKeys.label,
   createdAt: apiKeys.createdAt,
   revokedAt: apiKeys.revokedAt,
+  lastUsedAt: apiKeys.lastUsedAt,
 };
 
 export async function createPartner(store: Store, input: { id: string; name: string }): Promise<PartnerRow> {
@@ -139,6 +141,14 @@ export async function revokeKey(store: Store, keyId: string): Promise<boolean> {
     .where(eq(apiKeys.id, keyId))
     .returning({ id: apiKeys.id });
   return revoked.length > 0;
+}
+
+/**
+ * Marks a key as used now. The authenticator calls it for at most one request a minute per key, outside
+ * the request, so `keys list` shows the last use to within a minute at no cost to requests.
+ */
+export async function recordKeyUse(store: Store, keyId: string): Promise<void> {
+  await store.db.update(apiKeys).set({ lastUsedAt: sql`now()` }).where(eq(apiKeys.id, keyId));
 }
 
 /**

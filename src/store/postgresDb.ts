@@ -2,7 +2,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { applyLiveSql } from "./liveSql.ts";
-import { migrationsFolder } from "./migrations.ts";
+import { migrateNamed, migrationsFolder, type OnMigration } from "./migrations.ts";
 import { answersWithin, counted, poolUse } from "./poolUse.ts";
 import { queryOf, type Runnable } from "./renderedStatement.ts";
 import { renewingPool } from "./renewingPool.ts";
@@ -86,11 +86,15 @@ const RECONNECT_DELAY_SECONDS = 0.25;
 const STATEMENT_POOL_RETIRE_SECONDS = 2;
 const EXPORT_POOL_RETIRE_SECONDS = 60;
 
-async function migrated(url: string): Promise<void> {
+async function migrated(url: string, onMigration: OnMigration): Promise<void> {
   const migrator = postgres(url, { max: 1, onnotice: () => {} });
   try {
     await migrator`select pg_advisory_lock(${MIGRATION_LOCK})`;
-    await migratePostgres(drizzlePostgres(migrator), { migrationsFolder });
+    await migrateNamed(
+      (text) => migrator.unsafe(text),
+      () => migratePostgres(drizzlePostgres(migrator), { migrationsFolder }),
+      onMigration,
+    );
     await applyLiveSql((statement) => migrator.unsafe(statement));
     await migrator`select pg_advisory_unlock(${MIGRATION_LOCK})`;
   } finally {
@@ -102,8 +106,9 @@ export async function openPostgres(
   url: string,
   sizes: { main: number; read: number; exports: number },
   migrate: boolean,
+  onMigration: OnMigration,
 ): Promise<Store> {
-  if (migrate) await migrated(url);
+  if (migrate) await migrated(url, onMigration);
   const connect = (max: number, maxPipeline: number, retireSeconds = STATEMENT_POOL_RETIRE_SECONDS) =>
     renewingPool((onclose) => {
       const options: PoolOptions = {

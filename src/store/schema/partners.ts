@@ -32,6 +32,8 @@ export const apiKeys = pgTable(
     keyHash: text("key_hash").notNull().unique(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+    /** When a request last used the key, to within a minute (recordKeyUse); null: never used. */
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }),
   },
   (t) => [index("api_keys_partner_idx").on(t.partnerId)],
 );
