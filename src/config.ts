@@ -13,6 +13,8 @@ const OptionalLimit = Type.Union([Type.Null(), Integer(1, 1_000_000_000)]);
 
 const ConfigSchema = Type.Object({
   databaseUrl: Type.Union([Type.Null(), Type.String({ pattern: "^postgres(ql)?://" })]),
+  databaseReadUrl: Type.Union([Type.Null(), Type.String({ pattern: "^postgres(ql)?://" })]),
+  databaseReadMaxLagSeconds: Integer(1, 3600),
   databasePoolSize: Integer(1, 1000),
   databaseReadPoolSize: Integer(1, 1000),
   exportsPerInstance: Integer(1, 256),
@@ -61,6 +63,9 @@ export type Environment = Config["environment"];
 
 type Env = Record<string, string | undefined>;
 
+/** DATABASE_READ_MAX_LAG_SECONDS's default, also a store's opened without it (tests). */
+export const DEFAULT_READ_MAX_LAG_SECONDS = 5;
+
 /** EXPORTS_PER_INSTANCE's default, also the export pool of a store opened without a size (tests). */
 export const DEFAULT_EXPORTS_PER_INSTANCE = 4;
 
@@ -74,6 +79,9 @@ export class ConfigError extends Error {
 /** What each variable accepts, in the words an operator reads in the error. */
 const accepts: Record<string, string> = {
   DATABASE_URL: "a postgres:// or postgresql:// URL",
+  DATABASE_READ_URL: "a postgres:// or postgresql:// URL of one or more hot standbys",
+  DATABASE_READ_MAX_LAG_SECONDS:
+    "an integer from 1 to 3600 (seconds a standby may lag and still serve reads)",
   DATABASE_POOL_SIZE: "an integer from 1 to 1000 (connections to PostgreSQL)",
   DATABASE_READ_POOL_SIZE: "an integer from 1 to 1000 (connections for history pages and stats)",
   EXPORTS_PER_INSTANCE:
@@ -110,6 +118,8 @@ const accepts: Record<string, string> = {
 /** Maps each config path back to the variable it came from, to name it in errors. */
 const variableOf: Record<string, string> = {
   "/databaseUrl": "DATABASE_URL",
+  "/databaseReadUrl": "DATABASE_READ_URL",
+  "/databaseReadMaxLagSeconds": "DATABASE_READ_MAX_LAG_SECONDS",
   "/databasePoolSize": "DATABASE_POOL_SIZE",
   "/databaseReadPoolSize": "DATABASE_READ_POOL_SIZE",
   "/exportsPerInstance": "EXPORTS_PER_INSTANCE",
@@ -194,6 +204,8 @@ function defaultReadPoolSize(): number {
 export function parseConfig(env: Env): Config {
   const candidate = {
     databaseUrl: raw(env, "DATABASE_URL") ?? null,
+    databaseReadUrl: raw(env, "DATABASE_READ_URL") ?? null,
+    databaseReadMaxLagSeconds: number(env, "DATABASE_READ_MAX_LAG_SECONDS", DEFAULT_READ_MAX_LAG_SECONDS),
     databasePoolSize: number(env, "DATABASE_POOL_SIZE", 10),
     databaseReadPoolSize: number(env, "DATABASE_READ_POOL_SIZE", defaultReadPoolSize()),
     exportsPerInstance: number(env, "EXPORTS_PER_INSTANCE", DEFAULT_EXPORTS_PER_INSTANCE),
@@ -243,8 +255,39 @@ export function parseConfig(env: Env): Config {
       `REQUEST_THREADS: got ${JSON.stringify(candidate.requestThreads)} without DATABASE_URL, expected 1 (the embedded database serves one thread)`,
     );
   }
+  for (const problem of replicationProblems(candidate.databaseUrl, candidate.databaseReadUrl)) {
+    problems.add(problem);
+  }
   if (problems.size > 0) throw new ConfigError([...problems]);
   return Object.freeze(candidate as Config);
+}
+
+/** Whether a libpq-style URL names several hosts (`postgres://user@h1:5432,h2:5432/db`). */
+function namesSeveralHosts(url: string): boolean {
+  const authority = url.slice(url.indexOf("://") + 3).split(/[/?]/)[0] ?? "";
+  return authority.slice(authority.lastIndexOf("@") + 1).includes(",");
+}
+
+/**
+ * docs/operations.md §9: with several hosts, writes must go to the one that accepts them, whatever the
+ * order the hosts answer in; standbys serve reads only beside a primary the service writes to.
+ */
+function replicationProblems(url: unknown, readUrl: unknown): string[] {
+  const problems: string[] = [];
+  if (typeof url === "string" && namesSeveralHosts(url)) {
+    const attrs = /[?&]target_session_attrs=([^&]*)/.exec(url)?.[1];
+    if (attrs !== "read-write" && attrs !== "primary") {
+      problems.push(
+        `DATABASE_URL: names several hosts without target_session_attrs=read-write (got ${JSON.stringify(attrs ?? null)}), so writes could reach a standby`,
+      );
+    }
+  }
+  if (readUrl !== null && url === null) {
+    problems.push(
+      "DATABASE_READ_URL: set without DATABASE_URL, expected the primary's URL beside the standbys'",
+    );
+  }
+  return problems;
 }
 
 /** Reads the process environment; the only call site of process.env in the program. */

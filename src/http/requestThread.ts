@@ -47,6 +47,8 @@ logUnawaitedFailures(log);
 const control = new Int32Array(init.control);
 const store = await openStore({
   databaseUrl: config.databaseUrl,
+  databaseReadUrl: config.databaseReadUrl,
+  databaseReadMaxLagSeconds: config.databaseReadMaxLagSeconds,
   dataDir: config.dataDir,
   poolSize: init.poolSize,
   readPoolSize: init.readPoolSize,

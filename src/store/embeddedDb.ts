@@ -68,6 +68,8 @@ export async function openPglite(dataDir: string): Promise<Store> {
   await migratePglite(drizzlePglite(pglite), { migrationsFolder });
   await applyLiveSql((statement) => pglite.exec(statement));
   const embedded = poolUse("embedded", 1);
+  const read = <T>(statement: Runnable) =>
+    counted(embedded, async () => rowsOf<T>(await db.execute(statementOf(statement))));
   return {
     kind: "pglite",
     db,
@@ -82,8 +84,9 @@ export async function openPglite(dataDir: string): Promise<Store> {
             counted(embedded, async () => rowsOf<T>(await tx.execute(statementOf(statement)))),
         }),
       ),
-    read: <T>(statement: Runnable) =>
-      counted(embedded, async () => rowsOf<T>(await db.execute(statementOf(statement)))),
+    read,
+    readForUser: (_owner, statementFor) => read(statementFor(null)),
+    topology: () => ({ writes: "embedded", reads: null, lagSeconds: null, standbyReads: null }),
     pools: () => [{ ...embedded }],
     ping: (timeoutMs) => answersWithin(() => pglite.query("select 1"), timeoutMs),
     close: async () => {

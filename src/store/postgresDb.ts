@@ -9,7 +9,8 @@ import { renewingPool } from "./renewingPool.ts";
 import { sentForRequest } from "./requestScope.ts";
 import { guardedReservations, inTransaction } from "./reservedConnections.ts";
 import * as schema from "./schema/index.ts";
-import { type Db, rowsOf, type Store } from "./store.ts";
+import { type Fence, standbyReads } from "./standbyReads.ts";
+import { type Db, rowsOf, type Store, type UserOwner } from "./store.ts";
 
 /**
  * Taken by every instance before migrating, so several servers booting on one database at once apply
@@ -98,13 +99,24 @@ async function migrated(url: string): Promise<void> {
   }
 }
 
+/** The host a pool's connection is served by, as the server names itself. */
+const SERVING_HOST =
+  "select coalesce(host(inet_server_addr()), 'local') || ':' || current_setting('port') as host";
+
 export async function openPostgres(
   url: string,
   sizes: { main: number; read: number; exports: number },
   migrate: boolean,
+  readUrl: string | null,
+  maxReadLagSeconds: number,
 ): Promise<Store> {
   if (migrate) await migrated(url);
-  const connect = (max: number, maxPipeline: number, retireSeconds = STATEMENT_POOL_RETIRE_SECONDS) =>
+  const connect = (
+    max: number,
+    maxPipeline: number,
+    retireSeconds = STATEMENT_POOL_RETIRE_SECONDS,
+    poolUrl = url,
+  ) =>
     renewingPool((onclose) => {
       const options: PoolOptions = {
         max,
@@ -116,7 +128,7 @@ export async function openPostgres(
         connection: { application_name: "rollcall", jit: "off" },
         backoff: () => RECONNECT_DELAY_SECONDS,
       };
-      const client = postgres(url, options);
+      const client = postgres(poolUrl, options);
       // Drizzle's type parsers, set on each pool as it is made (Drizzle sets them on the client it wraps).
       drizzlePostgres(client, { schema });
       return client;
@@ -136,27 +148,54 @@ export async function openPostgres(
   const read = poolUse("read", sizes.read);
   const exports = poolUse("export", sizes.exports);
   const guardedClient = guardedReservations(client, main);
+  const rows = <T>(statement: Runnable) => counted(main, () => preparedRows<T>(client, statement));
+  const readOnPrimary = <T>(statement: Runnable) =>
+    counted(read, () => preparedRows<T>(readClient, statement));
+  // Standbys get a pool like the primary's read pool: the same reads, the same reasons.
+  const standbyPool = readUrl === null ? null : connect(sizes.read, READ_PIPELINE, undefined, readUrl);
+  const standbyUse = poolUse("standby", sizes.read);
+  const standby =
+    standbyPool === null
+      ? null
+      : standbyReads(standbyPool.client, standbyUse, maxReadLagSeconds, rows, () => standbyPool.end());
+  let writesHost: string | null = null;
   return {
     kind: "postgres",
     db,
     client: guardedClient,
     exportClient: guardedReservations(exportPool.client, exports),
-    rows: <T>(statement: Runnable) => counted(main, () => preparedRows<T>(client, statement)),
+    rows,
     transaction: (work) =>
       inTransaction(guardedClient, (connection) =>
         work({
           rows: <T>(statement: Runnable) => preparedRows<T>(connection, statement),
         }),
       ),
-    read: <T>(statement: Runnable) => counted(read, () => preparedRows<T>(readClient, statement)),
-    pools: () => [{ ...main }, { ...read }, { ...exports }],
+    read: readOnPrimary,
+    readForUser: <T>(owner: UserOwner, statementFor: (fence: Fence | null) => Runnable) =>
+      standby === null
+        ? readOnPrimary<T>(statementFor(null))
+        : standby.readForUser<T>(owner, statementFor, readOnPrimary),
+    topology: () => {
+      const seen = standby?.state();
+      return {
+        writes: writesHost,
+        reads: seen?.usable === true ? seen.host : null,
+        lagSeconds: seen?.lagSeconds ?? null,
+        standbyReads: standby?.counts() ?? null,
+      };
+    },
+    pools: () => [{ ...main }, { ...read }, { ...exports }, ...(standby === null ? [] : [{ ...standbyUse }])],
     ping: (timeoutMs) =>
-      answersWithin(
-        () => Promise.all([client`select 1`.execute(), readClient`select 1`.execute()]),
-        timeoutMs,
-      ),
+      answersWithin(async () => {
+        const [[serving]] = await Promise.all([
+          client.unsafe<{ host: string }[]>(SERVING_HOST),
+          readClient`select 1`.execute(),
+        ]);
+        writesHost = serving?.host ?? null;
+      }, timeoutMs),
     close: async () => {
-      await Promise.all([mainPool.end(), readPool.end(), exportPool.end()]);
+      await Promise.all([mainPool.end(), readPool.end(), exportPool.end(), standby?.close()]);
     },
   };
 }

@@ -1,0 +1,134 @@
+import { type SQL, sql } from "drizzle-orm";
+import type postgres from "postgres";
+import { answersWithin, counted, type PoolUse } from "./poolUse.ts";
+import { queryOf, type Runnable, renderedOnce, type Slots } from "./renderedStatement.ts";
+import { RequestAbortedError, sentForRequest } from "./requestScope.ts";
+import { rowsOf } from "./store.ts";
+
+/**
+ * History pages and stats read on the hot standbys of `DATABASE_READ_URL` (docs/operations.md §9,
+ * docs/architecture.md §6), with read-your-writes per user held by the database itself, so it holds
+ * across every instance: each write a user's reads show moves `users.revision` in its own transaction;
+ * a read first takes the user's revision from the primary (a primary-key lookup), then runs on a
+ * standby with `standby_serves` (src/store/sql/standby_reads.sql) in its user condition, which passes
+ * only where the standby's copy of the row has that revision (the user's last acknowledged write is
+ * replayed, all of it, as it was one transaction) and the standby streams within the lag bound. A
+ * standby that fails either test answers no row; the read then runs on the primary, as it does when
+ * the standby errs or the watch below has found it away or behind.
+ */
+
+/** What a standby read is told: the user's revision on the primary, and the lag the standby may have. */
+export type Fence = { revision: number; maxLagSeconds: number };
+
+/** How reads were served, counted for the metrics. */
+export type StandbyCounts = { standby: number; behind: number; failed: number; skipped: number };
+
+/** What an operator sees of the standby: which host answers, its lag, and whether reads go there. */
+export type StandbyState = { host: string | null; lagSeconds: number | null; usable: boolean };
+
+export type StandbyReads = {
+  /** `statementFor(fence)` on a standby, or `statementFor(null)` on the primary (`primary`). */
+  readForUser<T>(
+    owner: { partnerId: string; userId: string },
+    statementFor: (fence: Fence | null) => Runnable,
+    primary: (statement: Runnable) => Promise<T[]>,
+  ): Promise<T[]>;
+  state(): StandbyState;
+  counts(): StandbyCounts;
+  /** Asks the standby for its host and lag once (the watch does every second). */
+  check(timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+};
+
+/** The user's revision on the primary, for the read's fence; no row for a user the partner does not have. */
+const revisionQuery = renderedOnce(
+  ["userId", "partnerId"],
+  ({ userId, partnerId }) =>
+    sql`select revision from users where id = ${userId}::uuid and partner_id = ${partnerId}`,
+);
+
+/** The standby's host as it names itself, its replay lag, and whether it streams (standby_reads.sql). */
+const STANDBY_STATE = `select coalesce(host(inet_server_addr()), 'local') || ':' || current_setting('port') as host,
+  standby_lag_seconds() as lag_seconds, standby_streams() as streams`;
+
+/** How often the standby is asked for its state, and so how soon reads leave or come back to it. */
+const CHECK_EVERY_MS = 1000;
+const ANSWER_WITHIN_MS = 1000;
+
+type StandbyRow = { host: string; lag_seconds: number | null; streams: boolean };
+
+/**
+ * The router over one standby pool. `primaryRows` runs the revision lookup on the primary's main pool;
+ * `use` counts the standby pool's work for the metrics.
+ */
+export function standbyReads(
+  client: postgres.Sql,
+  use: PoolUse,
+  maxLagSeconds: number,
+  primaryRows: <T>(statement: Runnable) => Promise<T[]>,
+  end: () => Promise<void>,
+): StandbyReads {
+  let state: StandbyState = { host: null, lagSeconds: null, usable: false };
+  const counts: StandbyCounts = { standby: 0, behind: 0, failed: 0, skipped: 0 };
+  const onStandby = async <T>(statement: Runnable): Promise<T[]> => {
+    const query = queryOf(statement);
+    return rowsOf<T>(
+      await counted(use, () =>
+        sentForRequest(() => client.unsafe(query.sql, query.params as never[], { prepare: true })),
+      ),
+    );
+  };
+  const check = async (timeoutMs: number) => {
+    let row: StandbyRow | undefined;
+    const answered = await answersWithin(async () => {
+      [row] = (await client.unsafe(STANDBY_STATE)) as unknown as StandbyRow[];
+    }, timeoutMs);
+    if (!answered || row === undefined) {
+      state = { host: null, lagSeconds: null, usable: false };
+      return;
+    }
+    const lag = row.lag_seconds;
+    state = { host: row.host, lagSeconds: lag, usable: row.streams && (lag ?? 0) <= maxLagSeconds };
+  };
+  const timer = setInterval(() => void check(ANSWER_WITHIN_MS), CHECK_EVERY_MS);
+  timer.unref();
+  void check(ANSWER_WITHIN_MS);
+  return {
+    async readForUser<T>(
+      owner: { partnerId: string; userId: string },
+      statementFor: (fence: Fence | null) => Runnable,
+      primary: (statement: Runnable) => Promise<T[]>,
+    ): Promise<T[]> {
+      if (!state.usable) {
+        counts.skipped++;
+        return primary(statementFor(null));
+      }
+      const [user] = await primaryRows<{ revision: string | number }>(revisionQuery(owner));
+      if (user === undefined) return [];
+      try {
+        const rows = await onStandby<T>(statementFor({ revision: Number(user.revision), maxLagSeconds }));
+        if (rows.length > 0) {
+          counts.standby++;
+          return rows;
+        }
+        counts.behind++;
+      } catch (error) {
+        if (error instanceof RequestAbortedError) throw error;
+        // A read changes nothing, so the primary may answer it again, whatever the standby's failure.
+        counts.failed++;
+      }
+      return primary(statementFor(null));
+    },
+    state: () => ({ ...state }),
+    counts: () => ({ ...counts }),
+    check,
+    close: async () => {
+      clearInterval(timer);
+      await end();
+    },
+  };
+}
+
+/** The condition a standby's statement adds to its user lookup, on slots `revision` and `maxLagSeconds`. */
+export const fenced = (s: Slots<"revision" | "maxLagSeconds">): SQL =>
+  sql`and standby_serves(u.revision, ${s.revision}::int8, ${s.maxLagSeconds}::float8)`;
