@@ -66,6 +66,7 @@ const metrics = new Metrics({ process: false });
 metrics.watchDatabase(
   () => store.pools(),
   () => Atomics.load(control, DATABASE_UP) === 1,
+  () => store.topology(),
 );
 metrics.watchRateLimitStore(() => limits.storeState());
 const app = createApp({
@@ -90,6 +91,7 @@ const server = serve(app, {
     readinessOf(
       Atomics.load(control, DRAINING) === 1,
       Atomics.load(control, DATABASE_UP) === 1 && connections.up(),
+      store.topology(),
     ),
 });
 send({ type: "listening", port: server.port });

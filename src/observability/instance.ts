@@ -3,17 +3,42 @@ import type { MatchingEngine } from "../shards/engine.ts";
 import type { Matcher } from "../shards/matcher.ts";
 import { oldestTransactionSeconds } from "../store/activity.ts";
 import type { Store } from "../store/db.ts";
+import type { Topology } from "../store/store.ts";
 import { DatabaseWatch } from "./databaseWatch.ts";
 import type { Log } from "./log.ts";
 import { Metrics, type MetricsJson } from "./metrics.ts";
 
+/** Which hosts serve writes and reads, as /readyz details them (docs/operations.md §9). */
+export type DatabaseDetail = {
+  writes: string | null;
+  reads: string;
+  replication_lag_seconds: number | null;
+};
+
 /** Whether the instance should get traffic, and if not, why (docs/operations.md, Observability). */
-export type Readiness = () => { ready: boolean; reasons: string[] };
+export type Readiness = () => { ready: boolean; reasons: string[]; database?: DatabaseDetail };
+
+/** /readyz's detail from the store's topology: reads on "primary" when no standby serves them. */
+export function databaseDetail(topology: Topology): DatabaseDetail {
+  return {
+    writes: topology.writes,
+    reads: topology.reads ?? "primary",
+    replication_lag_seconds: topology.lagSeconds,
+  };
+}
 
 /** The readiness rule, wherever its two inputs are kept (here, or shared memory on request threads). */
-export function readinessOf(draining: boolean, databaseUp: boolean): ReturnType<Readiness> {
+export function readinessOf(
+  draining: boolean,
+  databaseUp: boolean,
+  topology?: Topology,
+): ReturnType<Readiness> {
   const reasons = [...(draining ? ["draining"] : []), ...(databaseUp ? [] : ["database_unavailable"])];
-  return { ready: reasons.length === 0, reasons };
+  return {
+    ready: reasons.length === 0,
+    reasons,
+    ...(topology === undefined ? {} : { database: databaseDetail(topology) }),
+  };
 }
 
 type Listening = { port: number; stop(): Promise<void> };
@@ -93,6 +118,7 @@ export function observe(config: Config, parts: { store: Store; engine: MatchingE
   metrics.watchDatabase(
     () => store.pools(),
     () => database.up(),
+    () => store.topology(),
   );
   metrics.watchTransactions(() => oldestTransactionSeconds(store));
   let others: (() => Promise<MetricsJson[]>) | undefined;
@@ -104,7 +130,7 @@ export function observe(config: Config, parts: { store: Store; engine: MatchingE
   return {
     metrics,
     matcher: timed(engine, metrics),
-    readiness: () => readinessOf(draining, database.up()),
+    readiness: () => readinessOf(draining, database.up(), store.topology()),
     drain: () => {
       draining = true;
       for (const drained of drainListeners) drained();
