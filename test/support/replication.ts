@@ -22,17 +22,26 @@ export async function readyDetail(service: ServiceProcess): Promise<DatabaseDeta
   }
 }
 
-/** Waits until /readyz says history and stats read on `reads` ("primary" or a host). */
-export async function readsServedBy(service: ServiceProcess, reads: string, timeoutMs = 10_000) {
+/** Waits until /readyz says `role` is served by `host` (reads: "primary" or a host). */
+export async function servedBy(
+  service: ServiceProcess,
+  role: "writes" | "reads",
+  host: string,
+  timeoutMs = 10_000,
+) {
   const deadline = performance.now() + timeoutMs;
   let last: DatabaseDetail | null = null;
   while (performance.now() < deadline) {
     last = await readyDetail(service);
-    if (last?.reads === reads) return;
+    if (last?.[role] === host) return;
     await Bun.sleep(100);
   }
-  throw new Error(`reads not served by ${reads} within ${timeoutMs} ms; /readyz said ${JSON.stringify(last)}`);
+  throw new Error(
+    `${role} not served by ${host} within ${timeoutMs} ms; /readyz said ${JSON.stringify(last)}`,
+  );
 }
+
+export const readsServedBy = (service: ServiceProcess, host: string) => servedBy(service, "reads", host);
 
 /** `rollcall_db_standby_reads` by outcome, summed over the instance's threads. */
 export async function standbyReadCounts(metricsPort: number): Promise<Record<string, number>> {
