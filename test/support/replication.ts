@@ -44,13 +44,18 @@ export async function servedBy(
 export const readsServedBy = (service: ServiceProcess, host: string) => servedBy(service, "reads", host);
 
 /** `rollcall_db_standby_reads` by outcome, summed over the instance's threads. */
-export async function standbyReadCounts(metricsPort: number): Promise<Record<string, number>> {
+export async function standbyReadCounts(metricsPort: number) {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const counts: Record<string, number> = { standby: 0, behind: 0, failed: 0, skipped: 0 };
-  for (const match of text.matchAll(/^rollcall_db_standby_reads\{outcome="(\w+)"\} (\d+)/gm)) {
-    counts[match[1] ?? ""] = Number(match[2]);
-  }
-  return counts;
+  const count = (outcome: string) =>
+    Number(
+      new RegExp(`^rollcall_db_standby_reads\\{outcome="${outcome}"\\} (\\d+)`, "m").exec(text)?.[1] ?? 0,
+    );
+  return {
+    standby: count("standby"),
+    behind: count("behind"),
+    failed: count("failed"),
+    skipped: count("skipped"),
+  };
 }
 
 /** One API call with any method; the answer's status and parsed body. */
@@ -73,11 +78,11 @@ export async function api(
 export async function userView(service: ServiceProcess, key: string, userId: string) {
   const history = await api(service, key, "GET", `/users/${userId}/events?limit=100`);
   const stats = await api(service, key, "GET", `/users/${userId}/stats`);
-  const events = (history.body.events ?? []) as { id: number; media_count: number }[];
+  const events = (history.body["events"] ?? []) as { id: number; media_count: number }[];
   return {
     statuses: [history.status, stats.status],
     history: Object.fromEntries(events.map((e) => [e.id, e.media_count])),
-    statsMedia: stats.body.media_count,
+    statsMedia: stats.body["media_count"],
   };
 }
 
