@@ -1,5 +1,5 @@
 /**
- * History and stats read on a hot standby (DATABASE_READ_URL, docs/operations.md §9) with real
+ * History, stats and exports read on a hot standby (DATABASE_READ_URL, docs/operations.md §9) with real
  * streaming replication: a private primary and a standby copied from it with pg_basebackup. A user's
  * reads right after their own batch, deletion, hide or erasure never show the state before it, even
  * with the standby's replay paused; a standby past the lag bound is skipped; a standby stopped under
@@ -58,7 +58,7 @@ async function post(service: ServiceProcess, path: string, body?: unknown) {
 const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 
 describe("reads on a hot standby", () => {
-  test("a user's reads right after their own writes are never stale, with the standby's replay paused", async () => {
+  test("a user's reads and export right after their own writes are never stale, with the standby's replay paused", async () => {
     // A lag bound the paused standby stays within: only the per-user fence keeps these reads fresh.
     const { service, metricsPort } = await started({ DATABASE_READ_MAX_LAG_SECONDS: "3600" });
     const [writer, bystander] = await createUsers(service, database.key, "ryw", 2);
@@ -68,7 +68,7 @@ describe("reads on a hot standby", () => {
     await replayed(primary, standby);
     const before = await standbyReadCounts(metricsPort);
     const bystanderView = await userView(service, database.key, bystander);
-    expect((await standbyReadCounts(metricsPort)).standby).toBe(before.standby + 2);
+    expect((await standbyReadCounts(metricsPort)).standby).toBe(before.standby + 3);
 
     await standby.admin("select pg_wal_replay_pause()");
     try {
@@ -81,32 +81,35 @@ describe("reads on a hot standby", () => {
       );
       expect(onStandby?.kept).toBe(20);
       expect(await userView(service, database.key, writer)).toEqual({
-        statuses: [200, 200],
+        statuses: [200, 200, 200],
         history: { 100: 14, 101: 14, 102: 12 },
         statsMedia: 40,
+        exported: [40, []],
       });
 
       await post(service, `/users/${writer}/events/100/hide`);
       expect(await userView(service, database.key, writer)).toEqual({
-        statuses: [200, 200],
+        statuses: [200, 200, 200],
         history: { 101: 14, 102: 12 },
         statsMedia: 26,
+        exported: [40, [100]],
       });
 
       await post(service, `/users/${writer}/media/delete`, { ids: ["ryw-a1.1", "ryw-a2.2"] });
       expect(await userView(service, database.key, writer)).toEqual({
-        statuses: [200, 200],
+        statuses: [200, 200, 200],
         history: { 101: 13, 102: 11 },
         statsMedia: 24,
+        exported: [38, [100]],
       });
 
       // A user who wrote nothing since the standby stopped replaying still reads there.
       const counted = await standbyReadCounts(metricsPort);
       expect(await userView(service, database.key, bystander)).toEqual(bystanderView);
-      expect((await standbyReadCounts(metricsPort)).standby).toBe(counted.standby + 2);
+      expect((await standbyReadCounts(metricsPort)).standby).toBe(counted.standby + 3);
 
       expect((await api(service, database.key, "DELETE", `/users/${writer}`)).status).toBe(200);
-      expect((await userView(service, database.key, writer)).statuses).toEqual([404, 404]);
+      expect((await userView(service, database.key, writer)).statuses).toEqual([404, 404, 404]);
     } finally {
       await standby.admin("select pg_wal_replay_resume()");
     }
@@ -124,11 +127,11 @@ describe("reads on a hot standby", () => {
       await readsServedBy(service, "primary");
       const before = await standbyReadCounts(metricsPort);
       const view = await userView(service, database.key, reader);
-      expect(view.statuses).toEqual([200, 200]);
-      expect(view.statsMedia).toBe(20);
+      expect(view.statuses).toEqual([200, 200, 200]);
+      expect([view.statsMedia, view.exported]).toEqual([20, [20, []]]);
       const after = await standbyReadCounts(metricsPort);
       expect(after.standby).toBe(before.standby);
-      expect(after.skipped + after.behind).toBe(before.skipped + before.behind + 2);
+      expect(after.skipped + after.behind).toBe(before.skipped + before.behind + 3);
     } finally {
       await standby.admin("select pg_wal_replay_resume()");
     }

@@ -75,6 +75,7 @@ export async function openPglite(dataDir: string): Promise<Store> {
     db,
     client: null,
     exportClient: null,
+    standby: null,
     rows: <T>(statement: Runnable) =>
       counted(embedded, async () => rowsOf<T>(await db.execute(statementOf(statement)))),
     transaction: (work) =>

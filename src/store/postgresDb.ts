@@ -151,13 +151,23 @@ export async function openPostgres(
   const rows = <T>(statement: Runnable) => counted(main, () => preparedRows<T>(client, statement));
   const readOnPrimary = <T>(statement: Runnable) =>
     counted(read, () => preparedRows<T>(readClient, statement));
-  // Standbys get a pool like the primary's read pool: the same reads, the same reasons.
-  const standbyPool = readUrl === null ? null : connect(sizes.read, READ_PIPELINE, undefined, readUrl);
+  // Standbys get pools like the primary's read and export pools: the same work, the same reasons.
   const standbyUse = poolUse("standby", sizes.read);
-  const standby =
-    standbyPool === null
-      ? null
-      : standbyReads(standbyPool.client, standbyUse, maxReadLagSeconds, rows, () => standbyPool.end());
+  const standbyExportUse = poolUse("standby_export", sizes.exports);
+  const standby = readUrl === null ? null : openStandby(readUrl);
+  function openStandby(standbyUrl: string) {
+    const reads = connect(sizes.read, READ_PIPELINE, undefined, standbyUrl);
+    const exported = connect(sizes.exports, DEFAULT_PIPELINE, EXPORT_POOL_RETIRE_SECONDS, standbyUrl);
+    return standbyReads(
+      { reads: reads.client, exports: guardedReservations(exported.client, standbyExportUse) },
+      (statement) => counted(standbyUse, () => preparedRows(reads.client, statement)),
+      maxReadLagSeconds,
+      rows,
+      async () => {
+        await Promise.all([reads.end(), exported.end()]);
+      },
+    );
+  }
   let writesHost: string | null = null;
   return {
     kind: "postgres",
@@ -185,7 +195,13 @@ export async function openPostgres(
         standbyReads: standby?.counts() ?? null,
       };
     },
-    pools: () => [{ ...main }, { ...read }, { ...exports }, ...(standby === null ? [] : [{ ...standbyUse }])],
+    pools: () => [
+      { ...main },
+      { ...read },
+      { ...exports },
+      ...(standby === null ? [] : [{ ...standbyUse }, { ...standbyExportUse }]),
+    ],
+    standby,
     ping: (timeoutMs) =>
       answersWithin(async () => {
         const [[serving]] = await Promise.all([

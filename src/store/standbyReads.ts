@@ -1,9 +1,8 @@
 import { type SQL, sql } from "drizzle-orm";
 import type postgres from "postgres";
-import { answersWithin, counted, type PoolUse } from "./poolUse.ts";
-import { queryOf, type Runnable, renderedOnce, type Slots } from "./renderedStatement.ts";
-import { RequestAbortedError, sentForRequest } from "./requestScope.ts";
-import { rowsOf } from "./store.ts";
+import { answersWithin } from "./poolUse.ts";
+import { type Runnable, renderedOnce, type Slots } from "./renderedStatement.ts";
+import { RequestAbortedError } from "./requestScope.ts";
 
 /**
  * History pages and stats read on the hot standbys of `DATABASE_READ_URL` (docs/operations.md §9,
@@ -33,10 +32,13 @@ export type StandbyReads = {
     statementFor: (fence: Fence | null) => Runnable,
     primary: (statement: Runnable) => Promise<T[]>,
   ): Promise<T[]>;
+  /** The standbys' export pool while they may serve, else null (exportOnPostgres.ts). */
+  exportClient(): postgres.Sql | null;
+  readonly maxLagSeconds: number;
+  /** Counts a read served elsewhere than `readForUser` (an export). */
+  count(outcome: keyof StandbyCounts): void;
   state(): StandbyState;
   counts(): StandbyCounts;
-  /** Asks the standby for its host and lag once (the watch does every second). */
-  check(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -58,26 +60,20 @@ const ANSWER_WITHIN_MS = 1000;
 type StandbyRow = { host: string; lag_seconds: number | null; streams: boolean };
 
 /**
- * The router over one standby pool. `primaryRows` runs the revision lookup on the primary's main pool;
- * `use` counts the standby pool's work for the metrics.
+ * The router over the standbys' pools (reads, and exports' reserved connections): `onStandby` runs a
+ * read on the first as the current request's, `primaryRows` the revision lookup on the primary's main
+ * pool. A watch asks the standby for its state every second, so that reads skip it while it is away or
+ * behind instead of each waiting to find out.
  */
 export function standbyReads(
-  client: postgres.Sql,
-  use: PoolUse,
+  { reads: client, exports: exportClient }: { reads: postgres.Sql; exports: postgres.Sql },
+  onStandby: <T>(statement: Runnable) => Promise<T[]>,
   maxLagSeconds: number,
   primaryRows: <T>(statement: Runnable) => Promise<T[]>,
   end: () => Promise<void>,
 ): StandbyReads {
   let state: StandbyState = { host: null, lagSeconds: null, usable: false };
   const counts: StandbyCounts = { standby: 0, behind: 0, failed: 0, skipped: 0 };
-  const onStandby = async <T>(statement: Runnable): Promise<T[]> => {
-    const query = queryOf(statement);
-    return rowsOf<T>(
-      await counted(use, () =>
-        sentForRequest(() => client.unsafe(query.sql, query.params as never[], { prepare: true })),
-      ),
-    );
-  };
   const check = async (timeoutMs: number) => {
     let row: StandbyRow | undefined;
     const answered = await answersWithin(async () => {
@@ -88,7 +84,7 @@ export function standbyReads(
       return;
     }
     const lag = row.lag_seconds;
-    state = { host: row.host, lagSeconds: lag, usable: row.streams && (lag ?? 0) <= maxLagSeconds };
+    state = { host: row.host, lagSeconds: lag, usable: row.streams && lag !== null && lag <= maxLagSeconds };
   };
   const timer = setInterval(() => void check(ANSWER_WITHIN_MS), CHECK_EVERY_MS);
   timer.unref();
@@ -119,9 +115,13 @@ export function standbyReads(
       }
       return primary(statementFor(null));
     },
+    exportClient: () => (state.usable ? exportClient : null),
+    maxLagSeconds,
+    count: (outcome) => {
+      counts[outcome]++;
+    },
     state: () => ({ ...state }),
     counts: () => ({ ...counts }),
-    check,
     close: async () => {
       clearInterval(timer);
       await end();

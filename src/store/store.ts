@@ -3,7 +3,7 @@ import type postgres from "postgres";
 import type { PoolUse } from "./poolUse.ts";
 import type { Runnable } from "./renderedStatement.ts";
 import type * as schema from "./schema/index.ts";
-import type { Fence, StandbyCounts } from "./standbyReads.ts";
+import type { Fence, StandbyCounts, StandbyReads } from "./standbyReads.ts";
 
 export type Schema = typeof schema;
 
@@ -65,6 +65,8 @@ export type Store = {
    * apart from everyone else's; null on PGlite.
    */
   readonly exportClient: postgres.Sql | null;
+  /** The standbys of DATABASE_READ_URL, for exports (reads go through `readForUser`); null without. */
+  readonly standby: StandbyReads | null;
   /** How busy each connection pool is, for metrics. */
   pools(): PoolUse[];
   /** Whether a connection of each pool that serves requests answers a trivial statement within `timeoutMs`. */

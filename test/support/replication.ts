@@ -74,15 +74,20 @@ export async function api(
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-/** What a user's reads show: the kept items of each visible event in the history, and the stats' total. */
+/**
+ * What a user's reads show: the kept items of each visible event in the history, the stats' total, and
+ * the export's items and hidden events.
+ */
 export async function userView(service: ServiceProcess, key: string, userId: string) {
   const history = await api(service, key, "GET", `/users/${userId}/events?limit=100`);
   const stats = await api(service, key, "GET", `/users/${userId}/stats`);
+  const exported = await api(service, key, "GET", `/users/${userId}/export`);
   const events = (history.body["events"] ?? []) as { id: number; media_count: number }[];
   return {
-    statuses: [history.status, stats.status],
+    statuses: [history.status, stats.status, exported.status],
     history: Object.fromEntries(events.map((e) => [e.id, e.media_count])),
     statsMedia: stats.body["media_count"],
+    exported: [((exported.body["media"] ?? []) as unknown[]).length, exported.body["hidden_event_ids"]],
   };
 }
 
