@@ -3,7 +3,7 @@
  * streaming replication: a private primary and a standby copied from it with pg_basebackup. A user's
  * reads right after their own batch, deletion, hide or erasure never show the state before it, even
  * with the standby's replay paused; a standby past the lag bound is skipped; a standby stopped under
- * load loses no read.
+ * load, or frozen, loses no read.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { batchItems, DATABASE, type FaultDatabase, prepareDatabase } from "./support/faultFixture.ts";
@@ -166,5 +166,37 @@ describe("reads on a hot standby", () => {
     console.log(`standby stopped: ${traffic.reads.length} reads, ${JSON.stringify(counts)}`);
     expect(counts.standby).toBeGreaterThan(0);
     expect(sum(counts)).toBeGreaterThanOrEqual(traffic.reads.length);
+  }, 90_000);
+
+  test("a standby that stops answering (its processes frozen) costs reads time, never an answer", async () => {
+    const { service, metricsPort } = await started();
+    const readers = await createUsers(service, database.key, "frozen-r", 3);
+    for (const [i, reader] of readers.entries()) {
+      await post(service, `/users/${reader}/media`, { media: batchItems(`frozen-seed${i}`) });
+    }
+    await replayed(primary, standby);
+    const before = await standbyReadCounts(metricsPort);
+    const traffic = new Traffic(() => service.baseUrl, database.key);
+    traffic.read(readers);
+    try {
+      await traffic.untilSucceeded(30);
+      standby.signalAll("SIGSTOP");
+      try {
+        await readsServedBy(service, "primary");
+        await traffic.untilSucceeded(30);
+      } finally {
+        standby.signalAll("SIGCONT");
+      }
+      await readsServedBy(service, hostOf(standby));
+      await traffic.untilSucceeded(30);
+    } finally {
+      await traffic.stop();
+    }
+    const failed = traffic.failedSince(0);
+    expect({ failed: failed.slice(0, 4), count: failed.length }).toEqual({ failed: [], count: 0 });
+    const counts = await standbyReadCounts(metricsPort);
+    console.log(`standby frozen: ${traffic.reads.length} reads, ${JSON.stringify(counts)}`);
+    // Reads were waiting on the standby when it froze, and the primary answered them.
+    expect(counts.failed).toBeGreaterThan(before.failed);
   }, 90_000);
 });

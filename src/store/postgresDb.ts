@@ -9,7 +9,7 @@ import { renewingPool } from "./renewingPool.ts";
 import { sentForRequest } from "./requestScope.ts";
 import { guardedReservations, inTransaction } from "./reservedConnections.ts";
 import * as schema from "./schema/index.ts";
-import { type Fence, standbyReads } from "./standbyReads.ts";
+import { type Fence, SERVING_HOST, standbyReads } from "./standbyReads.ts";
 import { type Db, rowsOf, type Store, type UserOwner } from "./store.ts";
 
 /**
@@ -98,10 +98,6 @@ async function migrated(url: string): Promise<void> {
     await migrator.end();
   }
 }
-
-/** The host a pool's connection is served by, as the server names itself. */
-const SERVING_HOST =
-  "select coalesce(host(inet_server_addr()), 'local') || ':' || current_setting('port') as host";
 
 export async function openPostgres(
   url: string,
@@ -205,7 +201,7 @@ export async function openPostgres(
     ping: (timeoutMs) =>
       answersWithin(async () => {
         const [[serving]] = await Promise.all([
-          client.unsafe<{ host: string }[]>(SERVING_HOST),
+          client.unsafe<{ host: string }[]>(`select ${SERVING_HOST} as host`),
           readClient`select 1`.execute(),
         ]);
         writesHost = serving?.host ?? null;

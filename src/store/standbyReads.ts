@@ -49,13 +49,39 @@ const revisionQuery = renderedOnce(
     sql`select revision from users where id = ${userId}::uuid and partner_id = ${partnerId}`,
 );
 
-/** The standby's host as it names itself, its replay lag, and whether it streams (standby_reads.sql). */
-const STANDBY_STATE = `select coalesce(host(inet_server_addr()), 'local') || ':' || current_setting('port') as host,
-  standby_lag_seconds() as lag_seconds, standby_streams() as streams`;
+/** A server's name for itself, `address:port`, as /readyz and the metrics show the hosts serving. */
+export const SERVING_HOST = "coalesce(host(inet_server_addr()), 'local') || ':' || current_setting('port')";
 
-/** How often the standby is asked for its state, and so how soon reads leave or come back to it. */
+/** The standby's host, its replay lag, and whether it streams (standby_reads.sql). */
+const STANDBY_STATE = `select ${SERVING_HOST} as host, standby_lag_seconds() as lag_seconds, standby_streams() as streams`;
+
+/**
+ * How often the standby is asked for its state, and so how soon reads leave or come back to it, and how
+ * long it has to answer (as the primary's watch, observability/databaseWatch.ts).
+ */
 const CHECK_EVERY_MS = 1000;
-const ANSWER_WITHIN_MS = 1000;
+const ANSWER_WITHIN_MS = 2000;
+
+/**
+ * How long a read waits for a standby before the primary answers it instead: a standby that hangs (a
+ * network partition, a machine that stopped) would otherwise hold the read to its deadline before the
+ * watch saw it go. Reads take milliseconds; this leaves the primary most of the request's 8 s.
+ */
+const STANDBY_ANSWER_WITHIN_MS = 3000;
+
+/** `read`'s rows, or "late" when they did not come within `ms` (the read is then left to finish unseen). */
+async function within<T>(read: Promise<T[]>, ms: number): Promise<T[] | "late"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), ms);
+  });
+  try {
+    return await Promise.race([read, late]);
+  } finally {
+    clearTimeout(timer);
+    read.catch(() => {});
+  }
+}
 
 type StandbyRow = { host: string; lag_seconds: number | null; streams: boolean };
 
@@ -74,11 +100,16 @@ export function standbyReads(
 ): StandbyReads {
   let state: StandbyState = { host: null, lagSeconds: null, usable: false };
   const counts: StandbyCounts = { standby: 0, behind: 0, failed: 0, skipped: 0 };
-  const check = async (timeoutMs: number) => {
+  let checking = false;
+  const check = async () => {
+    // A check still waiting for its answer answers for this one too.
+    if (checking) return;
+    checking = true;
     let row: StandbyRow | undefined;
     const answered = await answersWithin(async () => {
       [row] = (await client.unsafe(STANDBY_STATE)) as unknown as StandbyRow[];
-    }, timeoutMs);
+    }, ANSWER_WITHIN_MS);
+    checking = false;
     if (!answered || row === undefined) {
       state = { host: null, lagSeconds: null, usable: false };
       return;
@@ -86,9 +117,9 @@ export function standbyReads(
     const lag = row.lag_seconds;
     state = { host: row.host, lagSeconds: lag, usable: row.streams && lag !== null && lag <= maxLagSeconds };
   };
-  const timer = setInterval(() => void check(ANSWER_WITHIN_MS), CHECK_EVERY_MS);
+  const timer = setInterval(() => void check(), CHECK_EVERY_MS);
   timer.unref();
-  void check(ANSWER_WITHIN_MS);
+  void check();
   return {
     async readForUser<T>(
       owner: { partnerId: string; userId: string },
@@ -102,12 +133,16 @@ export function standbyReads(
       const [user] = await primaryRows<{ revision: string | number }>(revisionQuery(owner));
       if (user === undefined) return [];
       try {
-        const rows = await onStandby<T>(statementFor({ revision: Number(user.revision), maxLagSeconds }));
-        if (rows.length > 0) {
+        const fence = { revision: Number(user.revision), maxLagSeconds };
+        const rows = await within(onStandby<T>(statementFor(fence)), STANDBY_ANSWER_WITHIN_MS);
+        if (rows === "late") {
+          counts.failed++;
+        } else if (rows.length > 0) {
           counts.standby++;
           return rows;
+        } else {
+          counts.behind++;
         }
-        counts.behind++;
       } catch (error) {
         if (error instanceof RequestAbortedError) throw error;
         // A read changes nothing, so the primary may answer it again, whatever the standby's failure.

@@ -36,6 +36,8 @@ export type PrivateCluster = {
   promote(): Promise<void>;
   /** kill -9 of the postmaster; returns once it and every process it had started are gone. */
   killPostmaster(): Promise<void>;
+  /** Sends `signal` to the postmaster and every process it started (SIGSTOP freezes the server). */
+  signalAll(signal: NodeJS.Signals): void;
   /** Ends every backend serving `database` (not the one asking); returns how many it signalled. */
   terminateBackends(database: string): Promise<number>;
   /** The end of the server's log, for a failure message. */
@@ -225,6 +227,11 @@ export async function createPrivateCluster(standbyOf?: PrivateCluster): Promise<
         join(dir, `.s.PGSQL.${port}`),
       ])
         rmSync(stale, { force: true });
+    },
+    signalAll(signal) {
+      const pid = postmasterPid();
+      if (pid === null) throw new Error("the private cluster is not running");
+      for (const target of [pid, ...childrenOf(pid)]) process.kill(target, signal);
     },
     async terminateBackends(database) {
       const [row] = await cluster.admin<{ terminated: number }>(
