@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { replicationProblems } from "./databaseUrls.ts";
 
 /**
  * The one place that reads process.env. Every variable an operator can set is declared here with its
@@ -260,34 +261,6 @@ export function parseConfig(env: Env): Config {
   }
   if (problems.size > 0) throw new ConfigError([...problems]);
   return Object.freeze(candidate as Config);
-}
-
-/** Whether a libpq-style URL names several hosts (`postgres://user@h1:5432,h2:5432/db`). */
-function namesSeveralHosts(url: string): boolean {
-  const authority = url.slice(url.indexOf("://") + 3).split(/[/?]/)[0] ?? "";
-  return authority.slice(authority.lastIndexOf("@") + 1).includes(",");
-}
-
-/**
- * docs/operations.md §9: with several hosts, writes must go to the one that accepts them, whatever the
- * order the hosts answer in; standbys serve reads only beside a primary the service writes to.
- */
-function replicationProblems(url: unknown, readUrl: unknown): string[] {
-  const problems: string[] = [];
-  if (typeof url === "string" && namesSeveralHosts(url)) {
-    const attrs = /[?&]target_session_attrs=([^&]*)/.exec(url)?.[1];
-    if (attrs !== "read-write" && attrs !== "primary") {
-      problems.push(
-        `DATABASE_URL: names several hosts without target_session_attrs=read-write (got ${JSON.stringify(attrs ?? null)}), so writes could reach a standby`,
-      );
-    }
-  }
-  if (readUrl !== null && url === null) {
-    problems.push(
-      "DATABASE_READ_URL: set without DATABASE_URL, expected the primary's URL beside the standbys'",
-    );
-  }
-  return problems;
 }
 
 /** Reads the process environment; the only call site of process.env in the program. */

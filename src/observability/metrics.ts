@@ -8,6 +8,7 @@ import {
   type MetricValue,
   Registry,
 } from "prom-client";
+import { type ReadTopology, replicationGauges } from "./replicationMetrics.ts";
 
 /** One registry's figures in prom-client's JSON form, the shape threads exchange. */
 export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
@@ -30,14 +31,6 @@ export type CatalogReading = {
 };
 
 export type CacheReading = { hits: number; misses: number; entries: number };
-
-/** Which hosts serve writes and reads, and how reads meant for a standby went (store.ts `Topology`). */
-export type TopologyReading = {
-  writes: string | null;
-  reads: string | null;
-  lagSeconds: number | null;
-  standbyReads: Record<string, number> | null;
-};
 
 export type RateLimitStoreReading = { store: "memory" | "redis"; degraded: boolean };
 
@@ -74,7 +67,7 @@ export class Metrics {
   #catalog: () => CatalogReading | null = () => null;
   #pools: () => readonly PoolReading[] = () => [];
   #databaseUp: () => boolean | null = () => null;
-  #topology: () => TopologyReading | null = () => null;
+  #topology: ReadTopology = () => null;
   #oldestTransaction: () => Promise<number | null> = async () => null;
   #rateLimitStore: () => RateLimitStoreReading | null = () => null;
   readonly #caches = new Map<string, () => CacheReading>();
@@ -145,11 +138,7 @@ export class Metrics {
     this.#catalog = read;
   }
 
-  watchDatabase(
-    pools: () => readonly PoolReading[],
-    up: () => boolean,
-    topology: () => TopologyReading | null = () => null,
-  ): void {
+  watchDatabase(pools: () => readonly PoolReading[], up: () => boolean, topology: ReadTopology): void {
     this.#pools = pools;
     this.#databaseUp = up;
     this.#topology = topology;
@@ -293,7 +282,7 @@ export class Metrics {
         if (seconds !== null) this.set(seconds);
       },
     });
-    this.#replicationGauges(registers);
+    replicationGauges(registers, () => this.#topology());
     new Gauge({
       name: "rollcall_db_up",
       help: "1 while PostgreSQL answers the service's health check (every second), else 0.",
@@ -302,46 +291,6 @@ export class Metrics {
       collect() {
         const value = up();
         if (value !== null) this.set(value ? 1 : 0);
-      },
-    });
-  }
-
-  /** docs/operations.md §9: the hosts serving, the standby's lag, and where standby reads went. */
-  #replicationGauges(registers: Registry[]): void {
-    const topology = () => this.#topology();
-    new Gauge({
-      name: "rollcall_db_serving",
-      help: "1 for the host (address:port, as it names itself) serving writes, and the one serving history and stats reads.",
-      labelNames: ["role", "host"],
-      registers,
-      aggregator: "max",
-      collect() {
-        this.reset();
-        const seen = topology();
-        if (seen?.writes) this.set({ role: "writes", host: seen.writes }, 1);
-        if (seen) this.set({ role: "reads", host: seen.reads ?? seen.writes ?? "primary" }, 1);
-      },
-    });
-    new Gauge({
-      name: "rollcall_db_replication_lag_seconds",
-      help: "How far the standby of DATABASE_READ_URL is behind in replaying the primary's writes (absent while it is away).",
-      registers,
-      aggregator: "max",
-      collect() {
-        this.reset();
-        const lag = topology()?.lagSeconds;
-        if (lag !== null && lag !== undefined) this.set(lag);
-      },
-    });
-    new Gauge({
-      name: "rollcall_db_standby_reads",
-      help: "Reads meant for a standby since start, by outcome: standby (served there), behind (the user's last write not replayed, or lag past the bound), failed (the standby erred), skipped (found away or behind before); all but standby went to the primary. Only ever grows.",
-      labelNames: ["outcome"],
-      registers,
-      collect() {
-        for (const [outcome, count] of Object.entries(topology()?.standbyReads ?? {})) {
-          this.set({ outcome }, count);
-        }
       },
     });
   }

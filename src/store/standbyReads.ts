@@ -5,7 +5,7 @@ import { type Runnable, renderedOnce, type Slots } from "./renderedStatement.ts"
 import { RequestAbortedError } from "./requestScope.ts";
 
 /**
- * History pages and stats read on the hot standbys of `DATABASE_READ_URL` (docs/operations.md §9,
+ * History pages, stats and exports read on the hot standbys of `DATABASE_READ_URL` (docs/operations.md §9,
  * docs/architecture.md §6), with read-your-writes per user held by the database itself, so it holds
  * across every instance: each write a user's reads show moves `users.revision` in its own transaction;
  * a read first takes the user's revision from the primary (a primary-key lookup), then runs on a
