@@ -82,12 +82,13 @@ export async function userView(service: ServiceProcess, key: string, userId: str
   const history = await api(service, key, "GET", `/users/${userId}/events?limit=100`);
   const stats = await api(service, key, "GET", `/users/${userId}/stats`);
   const exported = await api(service, key, "GET", `/users/${userId}/export`);
-  const events = (history.body["events"] ?? []) as { id: number; media_count: number }[];
+  const page = history.body as { events?: { id: number; media_count: number }[] };
+  const document = exported.body as { media?: unknown[]; hidden_event_ids?: number[] };
   return {
     statuses: [history.status, stats.status, exported.status],
-    history: Object.fromEntries(events.map((e) => [e.id, e.media_count])),
-    statsMedia: stats.body["media_count"],
-    exported: [((exported.body["media"] ?? []) as unknown[]).length, exported.body["hidden_event_ids"]],
+    history: Object.fromEntries((page.events ?? []).map((e) => [e.id, e.media_count])),
+    statsMedia: (stats.body as { media_count?: number }).media_count,
+    exported: [document.media?.length ?? 0, document.hidden_event_ids],
   };
 }
 
