@@ -168,7 +168,7 @@ describe("reads on a hot standby", () => {
     expect(sum(counts)).toBeGreaterThanOrEqual(traffic.reads.length);
   }, 90_000);
 
-  test("a standby that stops answering (its processes frozen) costs reads time, never an answer", async () => {
+  test("a standby that stops answering (its processes frozen) costs reads and exports time, never an answer", async () => {
     const { service, metricsPort } = await started();
     const readers = await createUsers(service, database.key, "frozen-r", 3);
     for (const [i, reader] of readers.entries()) {
@@ -182,6 +182,9 @@ describe("reads on a hot standby", () => {
       await traffic.untilSucceeded(30);
       standby.signalAll("SIGSTOP");
       try {
+        // Sent before the watch has seen the standby go: it opens there, and finds the primary in time.
+        const exported = await api(service, database.key, "GET", `/users/${readers[0]}/export`);
+        expect([exported.status, (exported.body as { media?: unknown[] }).media?.length]).toEqual([200, 20]);
         await readsServedBy(service, "primary");
         await traffic.untilSucceeded(30);
       } finally {

@@ -14,7 +14,7 @@ import {
   userQuery,
 } from "./exportRows.ts";
 import { outsideRequests, RequestAbortedError } from "./requestScope.ts";
-import { type Fence, fenced, type StandbyReads } from "./standbyReads.ts";
+import { type Fence, fenced, fromStandbyInTime, type StandbyReads } from "./standbyReads.ts";
 
 const dialect = new PgDialect();
 
@@ -166,7 +166,14 @@ export async function openOnPostgres(
   }
   try {
     const fence = { revision: opened.revision, maxLagSeconds: standby.maxLagSeconds };
-    const there = await snapshotOn(client, partnerId, userId, fence);
+    // A snapshot that opens too late is closed as soon as it comes.
+    const there = await fromStandbyInTime(snapshotOn(client, partnerId, userId, fence), (late) => {
+      if (typeof late !== "string") void late.close().catch(() => {});
+    });
+    if (there === "late") {
+      standby.count("failed");
+      return opened;
+    }
     if (typeof there === "string") {
       standby.count("behind");
       return opened;

@@ -63,24 +63,28 @@ const CHECK_EVERY_MS = 1000;
 const ANSWER_WITHIN_MS = 2000;
 
 /**
- * How long a read waits for a standby before the primary answers it instead: a standby that hangs (a
- * network partition, a machine that stopped) would otherwise hold the read to its deadline before the
- * watch saw it go. Reads take milliseconds; this leaves the primary most of the request's 8 s.
+ * How long a read, or an export's opening, waits for a standby before the primary serves it instead: a
+ * standby that hangs (a network partition, a machine that stopped) would otherwise hold it to its
+ * deadline before the watch saw it go. Reads take milliseconds; this leaves the primary most of the
+ * request's 8 s.
  */
 const STANDBY_ANSWER_WITHIN_MS = 3000;
 
-/** `read`'s rows, or "late" when they did not come within `ms` (the read is then left to finish unseen). */
-async function within<T>(read: Promise<T[]>, ms: number): Promise<T[] | "late"> {
+/**
+ * What `work` settles to, or "late" when it has not within STANDBY_ANSWER_WITHIN_MS; it is then left
+ * to finish unseen, and `late` runs on what it brings, if anything.
+ */
+export async function fromStandbyInTime<T>(
+  work: Promise<T>,
+  late: (value: T) => void = () => {},
+): Promise<T | "late"> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<"late">((resolve) => {
-    timer = setTimeout(() => resolve("late"), ms);
+  const timeUp = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), STANDBY_ANSWER_WITHIN_MS);
   });
-  try {
-    return await Promise.race([read, late]);
-  } finally {
-    clearTimeout(timer);
-    read.catch(() => {});
-  }
+  const answer = await Promise.race([work, timeUp]).finally(() => clearTimeout(timer));
+  if (answer === "late") work.then(late, () => {});
+  return answer;
 }
 
 type StandbyRow = { host: string; lag_seconds: number | null; streams: boolean };
@@ -134,7 +138,7 @@ export function standbyReads(
       if (user === undefined) return [];
       try {
         const fence = { revision: Number(user.revision), maxLagSeconds };
-        const rows = await within(onStandby<T>(statementFor(fence)), STANDBY_ANSWER_WITHIN_MS);
+        const rows = await fromStandbyInTime(onStandby<T>(statementFor(fence)));
         if (rows === "late") {
           counts.failed++;
         } else if (rows.length > 0) {
