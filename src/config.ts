@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { replicationProblems } from "./databaseUrls.ts";
 
 /**
  * The one place that reads process.env. Every variable an operator can set is declared here with its
@@ -13,6 +14,8 @@ const OptionalLimit = Type.Union([Type.Null(), Integer(1, 1_000_000_000)]);
 
 const ConfigSchema = Type.Object({
   databaseUrl: Type.Union([Type.Null(), Type.String({ pattern: "^postgres(ql)?://" })]),
+  databaseReadUrl: Type.Union([Type.Null(), Type.String({ pattern: "^postgres(ql)?://" })]),
+  databaseReadMaxLagSeconds: Integer(1, 3600),
   databasePoolSize: Integer(1, 1000),
   databaseReadPoolSize: Integer(1, 1000),
   exportsPerInstance: Integer(1, 256),
@@ -61,6 +64,9 @@ export type Environment = Config["environment"];
 
 type Env = Record<string, string | undefined>;
 
+/** DATABASE_READ_MAX_LAG_SECONDS's default, also a store's opened without it (tests). */
+export const DEFAULT_READ_MAX_LAG_SECONDS = 5;
+
 /** EXPORTS_PER_INSTANCE's default, also the export pool of a store opened without a size (tests). */
 export const DEFAULT_EXPORTS_PER_INSTANCE = 4;
 
@@ -74,6 +80,9 @@ export class ConfigError extends Error {
 /** What each variable accepts, in the words an operator reads in the error. */
 const accepts: Record<string, string> = {
   DATABASE_URL: "a postgres:// or postgresql:// URL",
+  DATABASE_READ_URL: "a postgres:// or postgresql:// URL of one or more hot standbys",
+  DATABASE_READ_MAX_LAG_SECONDS:
+    "an integer from 1 to 3600 (seconds a standby may lag and still serve reads)",
   DATABASE_POOL_SIZE: "an integer from 1 to 1000 (connections to PostgreSQL)",
   DATABASE_READ_POOL_SIZE: "an integer from 1 to 1000 (connections for history pages and stats)",
   EXPORTS_PER_INSTANCE:
@@ -113,6 +122,8 @@ export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(acc
 /** Maps each config path back to the variable it came from, to name it in errors. */
 const variableOf: Record<string, string> = {
   "/databaseUrl": "DATABASE_URL",
+  "/databaseReadUrl": "DATABASE_READ_URL",
+  "/databaseReadMaxLagSeconds": "DATABASE_READ_MAX_LAG_SECONDS",
   "/databasePoolSize": "DATABASE_POOL_SIZE",
   "/databaseReadPoolSize": "DATABASE_READ_POOL_SIZE",
   "/exportsPerInstance": "EXPORTS_PER_INSTANCE",
@@ -197,6 +208,8 @@ function defaultReadPoolSize(): number {
 export function parseConfig(env: Env): Config {
   const candidate = {
     databaseUrl: raw(env, "DATABASE_URL") ?? null,
+    databaseReadUrl: raw(env, "DATABASE_READ_URL") ?? null,
+    databaseReadMaxLagSeconds: number(env, "DATABASE_READ_MAX_LAG_SECONDS", DEFAULT_READ_MAX_LAG_SECONDS),
     databasePoolSize: number(env, "DATABASE_POOL_SIZE", 10),
     databaseReadPoolSize: number(env, "DATABASE_READ_POOL_SIZE", defaultReadPoolSize()),
     exportsPerInstance: number(env, "EXPORTS_PER_INSTANCE", DEFAULT_EXPORTS_PER_INSTANCE),
@@ -245,6 +258,9 @@ export function parseConfig(env: Env): Config {
     problems.add(
       `REQUEST_THREADS: got ${JSON.stringify(candidate.requestThreads)} without DATABASE_URL, expected 1 (the embedded database serves one thread)`,
     );
+  }
+  for (const problem of replicationProblems(candidate.databaseUrl, candidate.databaseReadUrl)) {
+    problems.add(problem);
   }
   if (problems.size > 0) throw new ConfigError([...problems]);
   return Object.freeze(candidate as Config);

@@ -110,6 +110,35 @@ describe("parseConfig", () => {
     );
   });
 
+  test("several hosts in DATABASE_URL need target_session_attrs=read-write; standbys need a primary", () => {
+    const hosts = "postgres://u@db1:5432,db2:5432/rollcall";
+    expect(parseConfig({ DATABASE_URL: `${hosts}?target_session_attrs=read-write` }).databaseUrl).toBe(
+      `${hosts}?target_session_attrs=read-write`,
+    );
+    expect(
+      parseConfig({ DATABASE_URL: `${hosts}?sslmode=require&target_session_attrs=primary` }),
+    ).toBeTruthy();
+    for (const url of [hosts, `${hosts}?target_session_attrs=any`, `${hosts}?target_session_attrs=standby`]) {
+      expect(problemsOf({ DATABASE_URL: url })[0]).toStartWith(
+        "DATABASE_URL: names several hosts without target_session_attrs=read-write",
+      );
+    }
+    // One host, and a comma in the password, are not several hosts.
+    expect(parseConfig({ DATABASE_URL: "postgres://u:a,b@db:5432/rollcall" }).databaseUrl).toBeTruthy();
+    const standbys = "postgres://u@s1:5432,s2:5432/rollcall";
+    const read = parseConfig({ DATABASE_URL: "postgres://u@db/rollcall", DATABASE_READ_URL: standbys });
+    expect([read.databaseReadUrl, read.databaseReadMaxLagSeconds]).toEqual([standbys, 5]);
+    expect(problemsOf({ DATABASE_READ_URL: standbys })[0]).toStartWith(
+      "DATABASE_READ_URL: set without DATABASE_URL",
+    );
+    expect(
+      problemsOf({ DATABASE_URL: "postgres://u@db/rollcall", DATABASE_READ_URL: "mysql://s1/rollcall" })[0],
+    ).toStartWith("DATABASE_READ_URL");
+    expect(
+      problemsOf({ DATABASE_URL: "postgres://u@db/rollcall", DATABASE_READ_MAX_LAG_SECONDS: "0" })[0],
+    ).toStartWith("DATABASE_READ_MAX_LAG_SECONDS");
+  });
+
   test("every bad variable is named at once", () => {
     const error = (() => {
       try {

@@ -53,6 +53,8 @@ logUnawaitedFailures(log);
 const control = new Int32Array(init.control);
 const store = await openStore({
   databaseUrl: config.databaseUrl,
+  databaseReadUrl: config.databaseReadUrl,
+  databaseReadMaxLagSeconds: config.databaseReadMaxLagSeconds,
   dataDir: config.dataDir,
   poolSize: init.poolSize,
   readPoolSize: init.readPoolSize,
@@ -70,6 +72,7 @@ const metrics = new Metrics({ process: false });
 metrics.watchDatabase(
   () => store.pools(),
   () => Atomics.load(control, DATABASE_UP) === 1,
+  () => store.topology(),
 );
 metrics.watchRateLimitStore(() => limits.storeState());
 const app = createApp({
@@ -95,6 +98,7 @@ const server = serve(app, {
       draining: Atomics.load(control, DRAINING) === 1,
       databaseUp: Atomics.load(control, DATABASE_UP) === 1 && connections.up(),
       catalogEmpty: Atomics.load(control, CATALOG_EMPTY) === 1,
+      topology: store.topology(),
     }),
 });
 send({ type: "listening", port: server.port });

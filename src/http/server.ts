@@ -115,10 +115,10 @@ function probes(readiness: Readiness) {
   return {
     "/livez": () => probeAnswer(200, { status: "ok" }),
     "/readyz": () => {
-      const { ready, reasons } = readiness();
+      const { ready, reasons, database } = readiness();
       return ready
-        ? probeAnswer(200, { status: "ready" })
-        : probeAnswer(503, { status: "not_ready", reasons });
+        ? probeAnswer(200, { status: "ready", database })
+        : probeAnswer(503, { status: "not_ready", reasons, database });
     },
   };
 }

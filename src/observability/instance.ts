@@ -3,28 +3,51 @@ import type { MatchingEngine } from "../shards/engine.ts";
 import type { Matcher } from "../shards/matcher.ts";
 import { oldestTransactionSeconds } from "../store/activity.ts";
 import type { Store } from "../store/db.ts";
+import type { Topology } from "../store/store.ts";
 import { DatabaseWatch } from "./databaseWatch.ts";
 import type { Log } from "./log.ts";
 import { Metrics, type MetricsJson } from "./metrics.ts";
 
+/** Which hosts serve writes and reads, as /readyz details them (docs/operations.md §9). */
+export type DatabaseDetail = {
+  writes: string | null;
+  reads: string;
+  replication_lag_seconds: number | null;
+};
+
 /** Whether the instance should get traffic, and if not, why (docs/operations.md, Observability). */
-export type Readiness = () => { ready: boolean; reasons: string[] };
+export type Readiness = () => { ready: boolean; reasons: string[]; database?: DatabaseDetail };
+
+/** /readyz's detail from the store's topology: reads on "primary" when no standby serves them. */
+export function databaseDetail(topology: Topology): DatabaseDetail {
+  return {
+    writes: topology.writes,
+    reads: topology.reads ?? "primary",
+    replication_lag_seconds: topology.lagSeconds,
+  };
+}
 
 /**
  * The readiness rule, wherever its inputs are kept (here, or shared memory on request threads). An empty
- * catalog is not ready: every batch would be dropped unmatched (contract §15).
+ * catalog is not ready: every batch would be dropped unmatched (contract §15). The database's topology,
+ * when given, is detail: a standby away never makes an instance unready.
  */
 export function readinessOf(state: {
   draining: boolean;
   databaseUp: boolean;
   catalogEmpty: boolean;
+  topology?: Topology;
 }): ReturnType<Readiness> {
   const reasons = [
     ...(state.draining ? ["draining"] : []),
     ...(state.databaseUp ? [] : ["database_unavailable"]),
     ...(state.catalogEmpty ? ["catalog_empty"] : []),
   ];
-  return { ready: reasons.length === 0, reasons };
+  return {
+    ready: reasons.length === 0,
+    reasons,
+    ...(state.topology === undefined ? {} : { database: databaseDetail(state.topology) }),
+  };
 }
 
 type Listening = { port: number; stop(): Promise<void> };
@@ -104,6 +127,7 @@ export function observe(config: Config, parts: { store: Store; engine: MatchingE
   metrics.watchDatabase(
     () => store.pools(),
     () => database.up(),
+    () => store.topology(),
   );
   metrics.watchTransactions(() => oldestTransactionSeconds(store));
   let others: (() => Promise<MetricsJson[]>) | undefined;
@@ -116,7 +140,12 @@ export function observe(config: Config, parts: { store: Store; engine: MatchingE
     metrics,
     matcher: timed(engine, metrics),
     readiness: () =>
-      readinessOf({ draining, databaseUp: database.up(), catalogEmpty: engine.catalog().events === 0 }),
+      readinessOf({
+        draining,
+        databaseUp: database.up(),
+        catalogEmpty: engine.catalog().events === 0,
+        topology: store.topology(),
+      }),
     drain: () => {
       draining = true;
       for (const drained of drainListeners) drained();

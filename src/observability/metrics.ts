@@ -8,6 +8,7 @@ import {
   Registry,
 } from "prom-client";
 import { registerProcessMetrics } from "./processMetrics.ts";
+import { type ReadTopology, replicationGauges } from "./replicationMetrics.ts";
 
 /** One registry's figures in prom-client's JSON form, the shape threads exchange. */
 export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
@@ -66,6 +67,7 @@ export class Metrics {
   #catalog: () => CatalogReading | null = () => null;
   #pools: () => readonly PoolReading[] = () => [];
   #databaseUp: () => boolean | null = () => null;
+  #topology: ReadTopology = () => null;
   #oldestTransaction: () => Promise<number | null> = async () => null;
   #rateLimitStore: () => RateLimitStoreReading | null = () => null;
   readonly #caches = new Map<string, () => CacheReading>();
@@ -136,9 +138,10 @@ export class Metrics {
     this.#catalog = read;
   }
 
-  watchDatabase(pools: () => readonly PoolReading[], up: () => boolean): void {
+  watchDatabase(pools: () => readonly PoolReading[], up: () => boolean, topology: ReadTopology): void {
     this.#pools = pools;
     this.#databaseUp = up;
+    this.#topology = topology;
   }
 
   /** Reads the age of the service's oldest open transaction at each scrape (the supervising thread's). */
@@ -287,6 +290,7 @@ export class Metrics {
         if (seconds !== null) this.set(seconds);
       },
     });
+    replicationGauges(registers, () => this.#topology());
     new Gauge({
       name: "rollcall_db_up",
       help: "1 while PostgreSQL answers the service's health check (every second), else 0.",

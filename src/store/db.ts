@@ -1,4 +1,4 @@
-import { DEFAULT_EXPORTS_PER_INSTANCE } from "../config.ts";
+import { DEFAULT_EXPORTS_PER_INSTANCE, DEFAULT_READ_MAX_LAG_SECONDS } from "../config.ts";
 import { openPglite } from "./embeddedDb.ts";
 import type { OnMigration } from "./migrations.ts";
 import { openPostgres } from "./postgresDb.ts";
@@ -21,6 +21,10 @@ export const CATALOG_IMPORT_LOCK = 7_265_002;
 
 export type OpenOptions = {
   databaseUrl: string | null;
+  /** The hot standbys history pages and stats read on (docs/operations.md §9); none when absent. */
+  databaseReadUrl?: string | null;
+  /** How far behind a standby may be and still serve reads. */
+  databaseReadMaxLagSeconds?: number;
   dataDir: string;
   /** Connections in the postgres.js pool. */
   poolSize?: number;
@@ -51,5 +55,7 @@ export async function openStore(options: OpenOptions): Promise<Store> {
         },
         options.migrate ?? true,
         onMigration,
+        options.databaseReadUrl ?? null,
+        options.databaseReadMaxLagSeconds ?? DEFAULT_READ_MAX_LAG_SECONDS,
       );
 }

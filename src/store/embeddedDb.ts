@@ -78,11 +78,14 @@ export async function openPglite(
     await applyLiveSql((statement) => pglite.exec(statement));
   }
   const embedded = poolUse("embedded", 1);
+  const read = <T>(statement: Runnable) =>
+    counted(embedded, async () => rowsOf<T>(await db.execute(statementOf(statement))));
   return {
     kind: "pglite",
     db,
     client: null,
     exportClient: null,
+    standby: null,
     rows: <T>(statement: Runnable) =>
       counted(embedded, async () => rowsOf<T>(await db.execute(statementOf(statement)))),
     transaction: (work) =>
@@ -92,8 +95,9 @@ export async function openPglite(
             counted(embedded, async () => rowsOf<T>(await tx.execute(statementOf(statement)))),
         }),
       ),
-    read: <T>(statement: Runnable) =>
-      counted(embedded, async () => rowsOf<T>(await db.execute(statementOf(statement)))),
+    read,
+    readForUser: (_owner, statementFor) => read(statementFor(null)),
+    topology: () => ({ writes: "embedded", reads: null, lagSeconds: null, standbyReads: null }),
     pools: () => [{ ...embedded }],
     ping: (timeoutMs) => answersWithin(() => pglite.query("select 1"), timeoutMs),
     close: async () => {

@@ -1,11 +1,13 @@
-import { and, eq, gt } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Store } from "./db.ts";
-import { userEvents } from "./schema/index.ts";
 
 /**
  * Hides or unhides an event in a user's history (docs/api.md §8). Idempotent: setting the flag it already
  * has is a success. Only an event the user has kept media at can be hidden; returns false otherwise.
  * The flag lives on the user's event row, so it survives later batches matching the event again.
+ *
+ * The user's revision moves in the same transaction (src/store/standbyReads.ts), its row taken first as
+ * a batch takes it, so a hide and a batch of the same user lock their rows in one order.
  */
 export async function setEventHidden(
   store: Store,
@@ -13,10 +15,12 @@ export async function setEventHidden(
   eventId: number,
   hidden: boolean,
 ): Promise<boolean> {
-  const updated = await store.db
-    .update(userEvents)
-    .set({ hidden })
-    .where(and(eq(userEvents.userId, userId), eq(userEvents.eventId, eventId), gt(userEvents.mediaCount, 0)))
-    .returning({ eventId: userEvents.eventId });
-  return updated.length > 0;
+  return store.transaction(async (tx) => {
+    await tx.rows(sql`update users set revision = revision + 1 where id = ${userId}::uuid`);
+    const updated = await tx.rows(sql`
+      update user_events set hidden = ${hidden}
+      where user_id = ${userId}::uuid and event_id = ${eventId}::int and media_count > 0
+      returning event_id`);
+    return updated.length > 0;
+  });
 }

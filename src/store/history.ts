@@ -8,6 +8,7 @@ import {
   storedMediaList,
 } from "./eventDetails.ts";
 import { type BoundStatement, renderedOnce, type Slots } from "./renderedStatement.ts";
+import { type Fence, fenced } from "./standbyReads.ts";
 
 /**
  * Where a history page ends: the sort key of its last event. Catalog start instants come from local
@@ -60,7 +61,9 @@ type PageSlot =
   | "readLimit"
   | "minConfidence"
   | "afterStartsAt"
-  | "afterEventId";
+  | "afterEventId"
+  | "revision"
+  | "maxLagSeconds";
 const PAGE_SLOTS: readonly PageSlot[] = [
   "userId",
   "partnerId",
@@ -69,10 +72,15 @@ const PAGE_SLOTS: readonly PageSlot[] = [
   "minConfidence",
   "afterStartsAt",
   "afterEventId",
+  "revision",
+  "maxLagSeconds",
 ];
 
-/** What changes a page statement's text: whether it follows a cursor, filters, and carries media. */
-type PageShape = { follows: boolean; filters: boolean; includeMedia: boolean };
+/**
+ * What changes a page statement's text: whether it follows a cursor, filters, carries media, and runs on
+ * a standby behind a fence (standbyReads.ts).
+ */
+type PageShape = { follows: boolean; filters: boolean; includeMedia: boolean; onStandby: boolean };
 
 /**
  * One page in one statement: the keyset read, each event's media count and, when asked, its stored
@@ -87,7 +95,7 @@ type PageShape = { follows: boolean; filters: boolean; includeMedia: boolean };
  * user the partner does not have yields no row at all, and one with nothing to show yields a single row
  * with a null event. That saves a round trip before every page.
  */
-function pageStatement({ follows, filters, includeMedia }: PageShape, s: Slots<PageSlot>): SQL {
+function pageStatement({ follows, filters, includeMedia, onStandby }: PageShape, s: Slots<PageSlot>): SQL {
   const userId = s.userId;
   // Without a threshold the statement carries no confidence predicate at all: the default page keeps
   // the plan it had before confidence existed. Null (not yet computed) is below every threshold.
@@ -116,33 +124,45 @@ function pageStatement({ follows, filters, includeMedia }: PageShape, s: Slots<P
            ${total} as total
     from users u
     left join shown s on true
-    where u.id = ${userId}::uuid and u.partner_id = ${s.partnerId}
+    where u.id = ${userId}::uuid and u.partner_id = ${s.partnerId} ${onStandby ? fenced(s) : sql``}
     order by s.starts_at desc, s.event_id desc`;
 }
 
 /**
- * The eight page statements, each rendered to text once, since rendering one per page costs server CPU
+ * The sixteen page statements, each rendered to text once, since rendering one per page costs server CPU
  * on every page (docs/performance.md §11); a statement leaves out the slots its shape does not use.
  */
 const pageStatements = new Map(
-  [false, true].flatMap((follows) =>
-    [false, true].flatMap((filters) =>
-      [false, true].map((includeMedia) => {
-        const shape = { follows, filters, includeMedia };
-        return [shapeKey(shape), renderedOnce(PAGE_SLOTS, (slots) => pageStatement(shape, slots))] as const;
-      }),
+  [false, true].flatMap((onStandby) =>
+    [false, true].flatMap((follows) =>
+      [false, true].flatMap((filters) =>
+        [false, true].map((includeMedia) => {
+          const shape = { follows, filters, includeMedia, onStandby };
+          return [shapeKey(shape), renderedOnce(PAGE_SLOTS, (slots) => pageStatement(shape, slots))] as const;
+        }),
+      ),
     ),
   ),
 );
 
-function shapeKey({ follows, filters, includeMedia }: PageShape): number {
-  return (follows ? 4 : 0) + (filters ? 2 : 0) + (includeMedia ? 1 : 0);
+function shapeKey({ follows, filters, includeMedia, onStandby }: PageShape): number {
+  return (onStandby ? 8 : 0) + (follows ? 4 : 0) + (filters ? 2 : 0) + (includeMedia ? 1 : 0);
 }
 
-function pageQuery(owner: HistoryOwner, after: HistoryPosition | null, options: PageOptions): BoundStatement {
+function pageQuery(
+  owner: HistoryOwner,
+  after: HistoryPosition | null,
+  options: PageOptions,
+  fence: Fence | null,
+): BoundStatement {
   const { limit, includeMedia, minConfidence } = options;
   const bind = pageStatements.get(
-    shapeKey({ follows: after !== null, filters: minConfidence > 0, includeMedia }),
+    shapeKey({
+      follows: after !== null,
+      filters: minConfidence > 0,
+      includeMedia,
+      onStandby: fence !== null,
+    }),
   );
   if (bind === undefined) throw new Error("no page statement for this shape");
   return bind({
@@ -152,6 +172,8 @@ function pageQuery(owner: HistoryOwner, after: HistoryPosition | null, options: 
     minConfidence,
     afterStartsAt: after === null ? null : new Date(after.startsAtMs).toISOString(),
     afterEventId: after?.eventId ?? null,
+    revision: fence?.revision ?? null,
+    maxLagSeconds: fence?.maxLagSeconds ?? null,
   });
 }
 
@@ -168,7 +190,7 @@ export async function historyPage(
   after: HistoryPosition | null,
   options: PageOptions,
 ): Promise<HistoryPage | null> {
-  const rows = await store.read<PageRow>(pageQuery(owner, after, options));
+  const rows = await store.readForUser<PageRow>(owner, (fence) => pageQuery(owner, after, options, fence));
   const last = rows.at(-1);
   if (last === undefined) return null;
   return {

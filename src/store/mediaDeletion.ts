@@ -7,13 +7,14 @@ import { batchStatement } from "./ingest.ts";
 export type MediaDeletion = { deleted: string[]; notFound: string[] };
 
 /**
- * The user lookup and row lock of a deletion: the lock a batch takes in `open_user_batch`, without moving
- * the sync mark or the received-since-sync flag (a deletion is not media received during a scan). The
- * lock serialises the deletion with the user's batches, which is what keeps the batch statement's count
- * deltas exact.
+ * The user lookup and row lock of a deletion: the lock a batch takes in `open_user_batch`, and the
+ * user's revision (src/store/standbyReads.ts), without moving the sync mark or the received-since-sync
+ * flag (a deletion is not media received during a scan). The lock serialises the deletion with the
+ * user's batches, which is what keeps the batch statement's count deltas exact.
  */
 const lockedUser = (userId: string, partnerId: string): SQL =>
-  sql`select id from users where id = ${userId}::uuid and partner_id = ${partnerId} for update`;
+  sql`update users set revision = revision + 1
+      where id = ${userId}::uuid and partner_id = ${partnerId} returning id`;
 
 /**
  * Which of `ids` the user keeps, through the batch's own lookup (`media_replaced`, src/store/sql/media_replaced.sql): the

@@ -4,7 +4,7 @@
  * by batches (`reserve`); `waits` and `waitSeconds` add up every batch's wait for its connection.
  */
 export type PoolUse = {
-  pool: "main" | "read" | "export" | "embedded";
+  pool: "main" | "read" | "export" | "standby" | "standby_export" | "embedded";
   connections: number;
   busy: number;
   waits: number;

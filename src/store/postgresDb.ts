@@ -9,7 +9,8 @@ import { renewingPool } from "./renewingPool.ts";
 import { sentForRequest } from "./requestScope.ts";
 import { guardedReservations, inTransaction } from "./reservedConnections.ts";
 import * as schema from "./schema/index.ts";
-import { type Db, rowsOf, type Store } from "./store.ts";
+import { type Fence, SERVING_HOST, standbyReads } from "./standbyReads.ts";
+import { type Db, rowsOf, type Store, type UserOwner } from "./store.ts";
 
 /**
  * Taken by every instance before migrating, so several servers booting on one database at once apply
@@ -107,9 +108,16 @@ export async function openPostgres(
   sizes: { main: number; read: number; exports: number },
   migrate: boolean,
   onMigration: OnMigration,
+  readUrl: string | null,
+  maxReadLagSeconds: number,
 ): Promise<Store> {
   if (migrate) await migrated(url, onMigration);
-  const connect = (max: number, maxPipeline: number, retireSeconds = STATEMENT_POOL_RETIRE_SECONDS) =>
+  const connect = (
+    max: number,
+    maxPipeline: number,
+    retireSeconds = STATEMENT_POOL_RETIRE_SECONDS,
+    poolUrl = url,
+  ) =>
     renewingPool((onclose) => {
       const options: PoolOptions = {
         max,
@@ -121,7 +129,7 @@ export async function openPostgres(
         connection: { application_name: "rollcall", jit: "off" },
         backoff: () => RECONNECT_DELAY_SECONDS,
       };
-      const client = postgres(url, options);
+      const client = postgres(poolUrl, options);
       // Drizzle's type parsers, set on each pool as it is made (Drizzle sets them on the client it wraps).
       drizzlePostgres(client, { schema });
       return client;
@@ -141,27 +149,70 @@ export async function openPostgres(
   const read = poolUse("read", sizes.read);
   const exports = poolUse("export", sizes.exports);
   const guardedClient = guardedReservations(client, main);
+  const rows = <T>(statement: Runnable) => counted(main, () => preparedRows<T>(client, statement));
+  const readOnPrimary = <T>(statement: Runnable) =>
+    counted(read, () => preparedRows<T>(readClient, statement));
+  // Standbys get pools like the primary's read and export pools: the same work, the same reasons.
+  const standbyUse = poolUse("standby", sizes.read);
+  const standbyExportUse = poolUse("standby_export", sizes.exports);
+  const standby = readUrl === null ? null : openStandby(readUrl);
+  function openStandby(standbyUrl: string) {
+    const reads = connect(sizes.read, READ_PIPELINE, undefined, standbyUrl);
+    const exported = connect(sizes.exports, DEFAULT_PIPELINE, EXPORT_POOL_RETIRE_SECONDS, standbyUrl);
+    return standbyReads(
+      { reads: reads.client, exports: guardedReservations(exported.client, standbyExportUse) },
+      (statement) => counted(standbyUse, () => preparedRows(reads.client, statement)),
+      maxReadLagSeconds,
+      rows,
+      async () => {
+        await Promise.all([reads.end(), exported.end()]);
+      },
+    );
+  }
+  let writesHost: string | null = null;
   return {
     kind: "postgres",
     db,
     client: guardedClient,
     exportClient: guardedReservations(exportPool.client, exports),
-    rows: <T>(statement: Runnable) => counted(main, () => preparedRows<T>(client, statement)),
+    rows,
     transaction: (work) =>
       inTransaction(guardedClient, (connection) =>
         work({
           rows: <T>(statement: Runnable) => preparedRows<T>(connection, statement),
         }),
       ),
-    read: <T>(statement: Runnable) => counted(read, () => preparedRows<T>(readClient, statement)),
-    pools: () => [{ ...main }, { ...read }, { ...exports }],
+    read: readOnPrimary,
+    readForUser: <T>(owner: UserOwner, statementFor: (fence: Fence | null) => Runnable) =>
+      standby === null
+        ? readOnPrimary<T>(statementFor(null))
+        : standby.readForUser<T>(owner, statementFor, readOnPrimary),
+    topology: () => {
+      const seen = standby?.state();
+      return {
+        writes: writesHost,
+        reads: seen?.usable === true ? seen.host : null,
+        lagSeconds: seen?.lagSeconds ?? null,
+        standbyReads: standby?.counts() ?? null,
+      };
+    },
+    pools: () => [
+      { ...main },
+      { ...read },
+      { ...exports },
+      ...(standby === null ? [] : [{ ...standbyUse }, { ...standbyExportUse }]),
+    ],
+    standby,
     ping: (timeoutMs) =>
-      answersWithin(
-        () => Promise.all([client`select 1`.execute(), readClient`select 1`.execute()]),
-        timeoutMs,
-      ),
+      answersWithin(async () => {
+        const [[serving]] = await Promise.all([
+          client.unsafe<{ host: string }[]>(`select ${SERVING_HOST} as host`),
+          readClient`select 1`.execute(),
+        ]);
+        writesHost = serving?.host ?? null;
+      }, timeoutMs),
     close: async () => {
-      await Promise.all([mainPool.end(), readPool.end(), exportPool.end()]);
+      await Promise.all([mainPool.end(), readPool.end(), exportPool.end(), standby?.close()]);
     },
   };
 }

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Store } from "./db.ts";
 import { catalogVersion } from "./eventDetails.ts";
 import { renderedOnce } from "./renderedStatement.ts";
+import { fenced } from "./standbyReads.ts";
 
 /** One visible event of the user, as user_events copies it, with the ids of the performers it bills. */
 type VisibleEvent = {
@@ -50,9 +51,10 @@ type StatsRow = {
  * statement (docs/performance.md §7), and they are few enough for the server to keep
  * (`VenuePerformerCache`).
  */
-const statsRowsQuery = renderedOnce(
-  ["partnerId", "userId"],
-  ({ partnerId, userId }) => sql`
+const statsRows = (onStandby: boolean) =>
+  renderedOnce(["partnerId", "userId", "revision", "maxLagSeconds"], (s) => {
+    const { partnerId, userId } = s;
+    return sql`
     with visible as materialized (
       select event_id, starts_at, starts_at_local, media_count, photo_count, video_count, venue_id
       from user_events
@@ -75,9 +77,13 @@ const statsRowsQuery = renderedOnce(
        where id = (select event_id from visible order by starts_at desc, event_id desc limit 1))
         as latest_event_name
     from users u
-    where u.id = ${userId} and u.partner_id = ${partnerId}
-  `,
-);
+    where u.id = ${userId} and u.partner_id = ${partnerId} ${onStandby ? fenced(s) : sql``}
+  `;
+  });
+
+/** The statement for the primary, and the one for a standby, behind a fence (standbyReads.ts). */
+const onPrimary = statsRows(false);
+const onStandby = statsRows(true);
 
 /** The user's sync state and visible events, or null when the partner has no such user. */
 export async function userStatsRows(
@@ -86,7 +92,11 @@ export async function userStatsRows(
 ): Promise<StatsRows | null> {
   // A single statement with no transaction around it: JIT, whose compile time would dwarf this short
   // read, is off for every connection of the store (see postgresDb.ts).
-  const [row] = await store.read<StatsRow>(statsRowsQuery(owner));
+  const [row] = await store.readForUser<StatsRow>(owner, (fence) =>
+    fence === null
+      ? onPrimary({ ...owner, revision: null, maxLagSeconds: null })
+      : onStandby({ ...owner, ...fence }),
+  );
   if (!row) return null;
   return {
     hasSynced: row.has_synced,

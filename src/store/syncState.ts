@@ -27,6 +27,7 @@ export async function completeSync(
       // by at least the millisecond a response shows, even for two calls within one millisecond.
       lastSyncAt: sql`greatest(now(), date_trunc('milliseconds', ${users.lastSyncAt}) + interval '1 millisecond')`,
       receivedSinceSync: false,
+      revision: sql`${users.revision} + 1`,
     })
     .where(and(eq(users.id, userId), eq(users.partnerId, partnerId)))
     .returning({ hasSynced: users.hasSynced, lastSyncAt: users.lastSyncAt });

@@ -32,8 +32,12 @@ export type PrivateCluster = {
   start(): Promise<void>;
   stop(mode: StopMode): Promise<void>;
   restart(mode: StopMode): Promise<void>;
+  /** Ends recovery on a standby (`pg_ctl promote`): it then accepts writes. */
+  promote(): Promise<void>;
   /** kill -9 of the postmaster; returns once it and every process it had started are gone. */
   killPostmaster(): Promise<void>;
+  /** Sends `signal` to the postmaster and every process it started (SIGSTOP freezes the server). */
+  signalAll(signal: NodeJS.Signals): void;
   /** Ends every backend serving `database` (not the one asking); returns how many it signalled. */
   terminateBackends(database: string): Promise<number>;
   /** The end of the server's log, for a failure message. */
@@ -84,7 +88,11 @@ process.on("exit", () => {
   for (const kill of openPostmasters) kill();
 });
 
-export async function createPrivateCluster(): Promise<PrivateCluster> {
+/**
+ * A new cluster, or with `standbyOf` a hot standby of that running cluster: a copy taken with
+ * `pg_basebackup -R`, which streams from it from then on.
+ */
+export async function createPrivateCluster(standbyOf?: PrivateCluster): Promise<PrivateCluster> {
   const bin = serverBinaries();
   const dir = mkdtempSync(join(tmpdir(), "rollcall-pg-"));
   const data = join(dir, "data");
@@ -117,22 +125,30 @@ export async function createPrivateCluster(): Promise<PrivateCluster> {
   };
 
   const initdb = await run(
-    asClusterOwner([
-      join(bin, "initdb"),
-      "-D",
-      data,
-      "-U",
-      "postgres",
-      "--auth=trust",
-      "-E",
-      "UTF8",
-      "--no-sync",
-      "--no-instructions",
-    ]),
+    asClusterOwner(
+      standbyOf === undefined
+        ? [
+            join(bin, "initdb"),
+            "-D",
+            data,
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+            "--no-instructions",
+          ]
+        : [
+            join(bin, "pg_basebackup"),
+            ...["-h", "127.0.0.1", "-p", String(standbyOf.port), "-U", "postgres", "-D", data],
+            ...["-R", "-X", "stream", "-c", "fast", "--no-sync"],
+          ],
+    ),
   );
   if (initdb.code !== 0) {
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`initdb failed (${initdb.code}): ${initdb.stderr.trim()}`);
+    throw new Error(`initdb or pg_basebackup failed (${initdb.code}): ${initdb.stderr.trim()}`);
   }
   // fsync off: a killed server still loses nothing it acknowledged (its writes are in the kernel's
   // cache); only a machine crash would, and the tests never cause one.
@@ -179,6 +195,10 @@ export async function createPrivateCluster(): Promise<PrivateCluster> {
       const result = await ctl(["-m", mode, "stop"]);
       if (result.code !== 0) throw await failed(`stop -m ${mode}`, result);
     },
+    async promote() {
+      const result = await ctl(["promote"]);
+      if (result.code !== 0) throw await failed("promote", result);
+    },
     async restart(mode) {
       const result = await ctl(["-m", mode, "restart"]);
       if (result.code !== 0) throw await failed(`restart -m ${mode}`, result);
@@ -207,6 +227,11 @@ export async function createPrivateCluster(): Promise<PrivateCluster> {
         join(dir, `.s.PGSQL.${port}`),
       ])
         rmSync(stale, { force: true });
+    },
+    signalAll(signal) {
+      const pid = postmasterPid();
+      if (pid === null) throw new Error("the private cluster is not running");
+      for (const target of [pid, ...childrenOf(pid)]) process.kill(target, signal);
     },
     async terminateBackends(database) {
       const [row] = await cluster.admin<{ terminated: number }>(

@@ -1,5 +1,15 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  index,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { partners } from "./partners.ts";
 
 export type UserAddress = {
@@ -32,6 +42,12 @@ export const users = pgTable(
     /** Whether an accepted item arrived since the last sync-complete: infers an omitted photos_processed. */
     receivedSinceSync: boolean("received_since_sync").notNull().default(false),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    /**
+     * Grows with every acknowledged change of what the user's reads show (a batch, a deletion, a hide, a
+     * sync-complete): a standby whose copy of the row is older has not replayed the user's last write
+     * (src/store/standbyReads.ts).
+     */
+    revision: bigint("revision", { mode: "number" }).notNull().default(0),
   },
   (t) => [
     uniqueIndex("users_partner_email_key").on(t.partnerId, t.emailKey),

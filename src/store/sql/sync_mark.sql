@@ -1,5 +1,6 @@
--- A batch's sync mark: advances the user's high-water mark and takes the user's row lock, which serializes
--- this user's batches until the transaction ends; greatest() keeps the mark from moving backwards when a
+-- A batch's sync mark: advances the user's high-water mark and revision (what standby reads compare,
+-- src/store/standbyReads.ts) and takes the user's row lock, which serializes this user's batches until the
+-- transaction ends; greatest() keeps the mark from moving backwards when a
 -- batch that started earlier commits later. Returns the mark in epoch milliseconds, or null when the
 -- partner has no such user. plpgsql, not sql, so that its UPDATE's plan is cached per connection
 -- instead of made on every call.
@@ -12,7 +13,8 @@ DECLARE
 BEGIN
   UPDATE users
      SET last_sync_at = greatest(last_sync_at, now()),
-         received_since_sync = received_since_sync OR accepted_any
+         received_since_sync = received_since_sync OR accepted_any,
+         revision = revision + 1
    WHERE id = batch_user AND partner_id = batch_partner
   RETURNING floor(extract(epoch FROM last_sync_at) * 1000)::double precision INTO mark;
   RETURN mark;
