@@ -1,7 +1,7 @@
 import type { Matcher, MatchSettings } from "../../shards/matcher.ts";
 import type { Store } from "../../store/db.ts";
 import { attendedOf } from "../../store/eventDetails.ts";
-import { type KeptMedia, writeBatch } from "../../store/ingest.ts";
+import { writeBatch } from "../../store/ingest.ts";
 import type { EventFactsCache } from "../catalogFacts/eventFacts.ts";
 import { type AcceptedItem, classifyItems, type Rejection, type ValidatedItem } from "./mediaItems.ts";
 import { type Placement, placeItems, placementConfidence } from "./placement.ts";
