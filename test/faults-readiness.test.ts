@@ -4,7 +4,10 @@
  * once they can, with no restart. Here every connection waits on a table an operator locked.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { importCatalog } from "../src/store/catalog/import.ts";
+import { memoryLines } from "../src/store/catalog/lines.ts";
 import { createPartner, issueKey } from "../src/store/keys.ts";
+import { event, venue } from "./support/catalogImport.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 import { lockTable } from "./support/heldTransactions.ts";
 import { type ServiceProcess, startService } from "./support/serviceProcess.ts";
@@ -42,6 +45,13 @@ async function readyzBecomes(status: number, withinMs: number): Promise<number> 
     `/readyz did not answer ${status} within ${withinMs} ms: ${JSON.stringify(await readiness())}`,
   );
 }
+
+test("not ready on an empty catalog, with the reason; ready once an import reaches the index", async () => {
+  expect(await readiness()).toEqual({ status: 503, reasons: ["catalog_empty"] });
+  const lines = [venue(1, "Etc/UTC"), event(1, 1, "2025-06-01T20:00:00")];
+  expect((await importCatalog(database.store, memoryLines(lines, 2))).ok).toBe(true);
+  await readyzBecomes(200, 15_000);
+});
 
 test("not ready while no connection can be had in time, ready again once one can", async () => {
   expect(await readiness()).toEqual({ status: 200, reasons: [] });

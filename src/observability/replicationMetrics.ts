@@ -1,4 +1,4 @@
-import { Gauge, type Registry } from "prom-client";
+import { Counter, Gauge, type Registry } from "prom-client";
 
 /** Which hosts serve writes and reads, and how reads meant for a standby went (store.ts `Topology`). */
 export type TopologyReading = {
@@ -39,14 +39,16 @@ export function replicationGauges(registers: Registry[], topology: ReadTopology)
       if (lag !== null && lag !== undefined) this.set(lag);
     },
   });
-  new Gauge({
-    name: "rollcall_db_standby_reads",
-    help: "Reads meant for a standby since start, by outcome: standby (served there), behind (the user's last write not replayed, or lag past the bound), failed (the standby erred), skipped (found away or behind before); all but standby went to the primary. Only ever grows.",
+  new Counter({
+    name: "rollcall_db_standby_reads_total",
+    help: "Reads meant for a standby, by outcome: standby (served there), behind (the user's last write not replayed, or lag past the bound), failed (the standby erred), skipped (found away or behind before); all but standby went to the primary.",
     labelNames: ["outcome"],
     registers,
     collect() {
+      // The store counts; the scrape copies its totals.
+      this.reset();
       for (const [outcome, count] of Object.entries(topology()?.standbyReads ?? {})) {
-        this.set({ outcome }, count);
+        this.inc({ outcome }, count);
       }
     },
   });

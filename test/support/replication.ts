@@ -43,12 +43,12 @@ export async function servedBy(
 
 export const readsServedBy = (service: ServiceProcess, host: string) => servedBy(service, "reads", host);
 
-/** `rollcall_db_standby_reads` by outcome, summed over the instance's threads. */
+/** `rollcall_db_standby_reads_total` by outcome, summed over the instance's threads. */
 export async function standbyReadCounts(metricsPort: number) {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   const count = (outcome: string) =>
     Number(
-      new RegExp(`^rollcall_db_standby_reads\\{outcome="${outcome}"\\} (\\d+)`, "m").exec(text)?.[1] ?? 0,
+      new RegExp(`^rollcall_db_standby_reads_total\\{outcome="${outcome}"\\} (\\d+)`, "m").exec(text)?.[1] ?? 0,
     );
   return {
     standby: count("standby"),
