@@ -80,7 +80,7 @@ describe("GET /v1/users/{user_id}/export", () => {
       media: [
         {
           media_id: "plain",
-          taken_at: "2025-07-04T21:00:00.000000Z",
+          taken_at: "2025-07-04T21:00:00.000Z",
           latitude: 40.75,
           longitude: -73.99,
           media_type: "photo",
@@ -95,7 +95,7 @@ describe("GET /v1/users/{user_id}/export", () => {
         },
         {
           media_id: full.id,
-          taken_at: "2025-08-01T20:00:00.123456Z",
+          taken_at: "2025-08-01T20:00:00.123Z",
           latitude: full.latitude,
           longitude: full.longitude,
           media_type: "video",

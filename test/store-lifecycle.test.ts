@@ -223,7 +223,8 @@ onBothDatabases("data lifecycle", (storeOf) => {
     expect(items.map((m) => m.media_id)).toEqual([...expectedOrder, "full"]);
     expect(items.at(-1)).toEqual({
       media_id: "full",
-      taken_at: "2025-10-05T07:00:00.123456Z",
+      taken_at: "2025-10-05T07:00:00.123Z",
+      taken_at_key: "2025-10-05T07:00:00.123456Z",
       latitude: full.latitude,
       longitude: full.longitude,
       media_type: "video",

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { type BatchOutcome, ingestMediaBatch, type Match } from "../flows/ingest/ingestBatch.ts";
+import { REJECTION_DETAILS } from "../flows/ingest/mediaItems.ts";
 import { errorResponses } from "./errors.ts";
 import { EventBody, finishedJsonWithEvents } from "./eventMappers.ts";
 import { contextOf, partnerOf } from "./gate.ts";
@@ -32,6 +33,13 @@ const MediaBatchResponse = t.Object({
         t.Literal("missing_taken_at"),
         t.Literal("invalid"),
       ]),
+      detail: t.Union(
+        REJECTION_DETAILS.map((detail) => t.Literal(detail)),
+        {
+          description:
+            "Which rule the item broke (docs/api.md §4); additive to reason, which stays as specified",
+        },
+      ),
     }),
   ),
   matches: t.Array(MatchBody),
@@ -45,7 +53,7 @@ function batchMembersOf(outcome: BatchOutcome): Omit<MediaBatchResponse, "events
   return {
     accepted: outcome.accepted,
     matched: outcome.matched,
-    rejected: outcome.rejected.map((r) => ({ id: r.id, reason: r.reason })),
+    rejected: outcome.rejected.map((r) => ({ id: r.id, reason: r.reason, detail: r.detail })),
     matches: outcome.matches.map(matchBodyOf),
   };
 }

@@ -32,7 +32,7 @@ const ExportedUser = t.Object({
 
 const ExportedMedia = t.Object({
   media_id: t.String(),
-  taken_at: t.String({ format: "date-time", description: "UTC, to the microsecond, as stored" }),
+  taken_at: t.String({ format: "date-time", description: "UTC, with milliseconds like every answer" }),
   latitude: t.Number(),
   longitude: t.Number(),
   media_type: t.Union([t.Literal("photo"), t.Literal("video")]),

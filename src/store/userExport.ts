@@ -23,10 +23,15 @@ export type ExportedUserRow = {
   hidden_event_ids: number[];
 };
 
-/** A kept item with every member as stored; `taken_at` to the microsecond, as the database keeps it. */
+/**
+ * A kept item with every member as stored; `taken_at` to the millisecond as every answer gives it
+ * (docs/api.md §1), and `taken_at_key` to the microsecond the database keeps, which is where the next
+ * page starts: two items a few microseconds apart must not share a page boundary.
+ */
 export type ExportedMediaRow = {
   media_id: string;
   taken_at: string;
+  taken_at_key: string;
   latitude: number;
   longitude: number;
   media_type: "photo" | "video";
@@ -76,7 +81,8 @@ const userQuery = (partnerId: string, userId: string): SQL => sql`
 
 /** Oldest capture first, the id (in code-point order) breaking ties: a total order, so pages can resume. */
 const mediaQuery = (userId: string, after: SQL): SQL => sql`
-  select m.media_id, ${instant(sql`m.taken_at`, "US")} as taken_at, m.latitude, m.longitude, m.media_type,
+  select m.media_id, ${instant(sql`m.taken_at`, "MS")} as taken_at,
+         ${instant(sql`m.taken_at`, "US")} as taken_at_key, m.latitude, m.longitude, m.media_type,
          m.filename, m.duration_seconds, m.thumbnail_url, m.device_make, m.device_model,
          m.device_lens_model, m.event_id, m.venue_id
   from media m where m.user_id = ${userId}::uuid ${after}
@@ -269,7 +275,7 @@ async function openOnPglite(
       if (rows.length > 0) yield rows;
       const last = rows.at(-1);
       if (last === undefined || rows.length < EXPORT_PAGE_ROWS) return;
-      after = sql`and (m.taken_at, m.media_id collate "C") > (${last.taken_at}::timestamptz, ${last.media_id} collate "C")`;
+      after = sql`and (m.taken_at, m.media_id collate "C") > (${last.taken_at_key}::timestamptz, ${last.media_id} collate "C")`;
     }
   }
   return {
