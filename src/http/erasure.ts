@@ -23,8 +23,7 @@ export const erasureRoute = route({
     response: { 200: Erased },
     detail: {
       operationId: "eraseUser",
-      description:
-        "One transaction; every later call with this user_id is user_not_found (docs/api.md §16).",
+      description: "One transaction; every later call with this user_id is user_not_found (docs/api.md §16).",
       summary: "Erase the user and everything stored for them; the email and phone number become free",
       tags: ["users"],
     },
