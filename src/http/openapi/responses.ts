@@ -10,6 +10,10 @@ export const HEADERS: Record<string, JsonSchema> = {
       "The request's id, echoed when the request sent a sane one; quote it when reporting a problem",
     schema: { type: "string" },
   },
+  "Cache-Control": {
+    description: "Always `no-store`: every answer is about one partner's data at one moment",
+    schema: { type: "string", const: "no-store" },
+  },
   "Retry-After": {
     description: "Whole seconds, at least 1, after which the request would be admitted",
     required: true,
@@ -89,6 +93,7 @@ function headersOf(route: RouteDefinition, status: number): Record<string, JsonS
   const rateHeaders = { RateLimit: header("RateLimit"), "RateLimit-Policy": header("RateLimit-Policy") };
   return {
     "X-Request-Id": header("X-Request-Id"),
+    "Cache-Control": header("Cache-Control"),
     ...(route.policy.budget === null ? {} : rateHeaders),
     ...(status === 429 ? { "Retry-After": header("Retry-After") } : {}),
     ...(status === 405 ? { Allow: header("Allow") } : {}),
