@@ -47,7 +47,9 @@ export const RequestMediaItem = t.Object(
     ),
     latitude: optional(t.Number({ description: "-90 to 90; outside it the item is rejected invalid" })),
     longitude: optional(t.Number({ description: "-180 to 180; outside it the item is rejected invalid" })),
-    media_type: optional(t.Union([t.Literal("photo"), t.Literal("video")], { default: "photo" })),
+    media_type: optional(
+      t.Union([t.Literal("photo"), t.Literal("video")], { description: "photo when absent" }),
+    ),
     filename: itemText(),
     duration_seconds: optional(t.Number({ minimum: 0 })),
     thumbnail_url: itemText(MAX_THUMBNAIL_URL_CHARACTERS, "Stored verbatim, never fetched. "),

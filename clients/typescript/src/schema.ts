@@ -449,15 +449,24 @@ export interface components {
         MediaItem: {
             /** @description The asset's stable id, the deduplication key: 1 to 255 characters (Unicode code points) */
             id: string;
+            /** @description RFC 3339 with Z or a numeric offset; absent is the rejection missing_taken_at, one without an offset is invalid */
             taken_at?: string | null;
+            /** @description -90 to 90; outside it the item is rejected invalid */
             latitude?: number | null;
+            /** @description -180 to 180; outside it the item is rejected invalid */
             longitude?: number | null;
+            /** @description photo when absent */
             media_type?: ("photo" | "video") | null;
+            /** @description At most 255 characters (Unicode code points) */
             filename?: string | null;
             duration_seconds?: number | null;
+            /** @description Stored verbatim, never fetched. At most 2048 characters (Unicode code points) */
             thumbnail_url?: string | null;
+            /** @description At most 255 characters (Unicode code points) */
             device_make?: string | null;
+            /** @description At most 255 characters (Unicode code points) */
             device_model?: string | null;
+            /** @description At most 255 characters (Unicode code points) */
             device_lens_model?: string | null;
         };
         /** MediaBatch */
@@ -691,8 +700,18 @@ export interface components {
          */
         OpenApiDocument: {
             openapi: string;
-            info: Record<string, never>;
-            paths: Record<string, never>;
+            info: {
+                [key: string]: unknown;
+            };
+            servers: {
+                [key: string]: unknown;
+            }[];
+            paths: {
+                [key: string]: unknown;
+            };
+            components: {
+                [key: string]: unknown;
+            };
         };
     };
     responses: never;

@@ -98,8 +98,16 @@ export function openapiDocumentOf(routes: readonly RouteDefinition[]): JsonSchem
   };
 }
 
+const members = () => t.Record(t.String(), t.Unknown());
+
 const OpenApiDocument = t.Object(
-  { openapi: t.String(), info: t.Object({}), paths: t.Object({}) },
+  {
+    openapi: t.String(),
+    info: members(),
+    servers: t.Array(members()),
+    paths: members(),
+    components: members(),
+  },
   { title: "OpenApiDocument", description: "This document: OpenAPI 3.1" },
 );
 

@@ -28,7 +28,14 @@ export class DocumentSchemas {
   /** The document's schema for `schema`: a `$ref` when it is named, else the schema written out. */
   of(schema: TSchema): JsonSchema {
     const shown = this.#named(schema);
-    return isNullReadAsAbsent(schema) ? { anyOf: [shown, { type: "null" }] } : shown;
+    if (!isNullReadAsAbsent(schema)) return shown;
+    // The member's description and default stay on the member, where tools show them.
+    const { description, default: fallback, ...value } = shown;
+    return {
+      ...(description === undefined ? {} : { description }),
+      ...(fallback === undefined ? {} : { default: fallback }),
+      anyOf: [value, { type: "null" }],
+    };
   }
 
   #named(schema: TSchema): JsonSchema {
