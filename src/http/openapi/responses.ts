@@ -55,14 +55,13 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
 
 /**
  * The error codes a route can answer: the gate's, which follow from the route's policy, method and path
- * (docs/api.md §2: method, key, budget, path parameters, content type and body), then its own.
+ * (docs/api.md §2: method, key, budget, path parameters, content type and body), then its own. Any
+ * request may be `invalid_request`, if only for its Host header (§11).
  */
 function errorCodesOf(route: RouteDefinition): ErrorCode[] {
-  const codes: ErrorCode[] = ["method_not_allowed", "internal_error"];
+  const codes: ErrorCode[] = ["invalid_request", "method_not_allowed", "internal_error"];
   if (route.policy.auth) codes.push("invalid_api_key");
   if (route.policy.budget !== null) codes.push("rate_limited");
-  const { schema } = route;
-  if (schema.params || schema.query || schema.body) codes.push("invalid_request");
   if (route.method === "POST") codes.push("unsupported_media_type", "payload_too_large", "request_timeout");
   if (route.path.includes(":user_id")) codes.push("user_not_found");
   return [...new Set([...codes, ...(route.errors ?? [])])];
