@@ -66,24 +66,25 @@ export function retryingFetch(
   return async (request) => {
     const body = request.body === null ? undefined : await request.arrayBuffer();
     const { method, url, headers, signal } = request;
-    for (let retry = 1; ; retry++) {
-      const last = retry > policy.maxRetries;
+    // Attempt n, when it fails and may be retried, is followed by retry n.
+    for (let attempt = 1; ; attempt++) {
+      const last = attempt > policy.maxRetries;
       let delayMs: number | null;
       let status: number | null = null;
       let failure: unknown = null;
       try {
         const response = await fetchOnce(new Request(url, { method, headers, body, signal }));
         status = response.status;
-        delayMs = last ? null : delayAfter(response, policy, retry);
+        delayMs = last ? null : delayAfter(response, policy, attempt);
         if (delayMs === null) return response;
         // Read to the end, so its connection goes back to the pool.
         await response.arrayBuffer();
       } catch (error) {
         if (last || signal.aborted) throw error;
         failure = error;
-        delayMs = backoffMs(policy, retry);
+        delayMs = backoffMs(policy, attempt);
       }
-      onRetry({ method, url, retry, delayMs, status, error: failure });
+      onRetry({ method, url, retry: attempt, delayMs, status, error: failure });
       await sleep(delayMs);
     }
   };
