@@ -113,6 +113,20 @@ describe("GET /v1/users/{user_id}/export", () => {
     });
   });
 
+  test("items microseconds apart, across a page's end, come once each, in order, with milliseconds", async () => {
+    const userId = await fixture.newUser();
+    // 150 items within one millisecond: pages of 100 end between two of them.
+    const ids = Array.from({ length: 150 }, (_, i) => `same-ms-${String(i).padStart(3, "0")}`);
+    const sent = await fixture.send(
+      userId,
+      ids.map((id, i) => photo(id, `2025-07-04T21:00:00.000${String(i + 1).padStart(3, "0")}Z`)),
+    );
+    expect(sent.body.matched).toBe(150);
+    const { media } = (await exportOf(userId)).body as { media: { media_id: string; taken_at: string }[] };
+    expect(media.map((item) => item.media_id)).toEqual(ids);
+    expect(new Set(media.map((item) => item.taken_at))).toEqual(new Set(["2025-07-04T21:00:00.000Z"]));
+  });
+
   test("a user without media exports an empty list; unknown, foreign and malformed ids are refused", async () => {
     const userId = await fixture.newUser();
     const empty = await exportOf(userId);
