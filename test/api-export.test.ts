@@ -80,7 +80,7 @@ describe("GET /v1/users/{user_id}/export", () => {
       media: [
         {
           media_id: "plain",
-          taken_at: "2025-07-04T21:00:00.000000Z",
+          taken_at: "2025-07-04T21:00:00.000Z",
           latitude: 40.75,
           longitude: -73.99,
           media_type: "photo",
@@ -95,7 +95,7 @@ describe("GET /v1/users/{user_id}/export", () => {
         },
         {
           media_id: full.id,
-          taken_at: "2025-08-01T20:00:00.123456Z",
+          taken_at: "2025-08-01T20:00:00.123Z",
           latitude: full.latitude,
           longitude: full.longitude,
           media_type: "video",
@@ -111,6 +111,20 @@ describe("GET /v1/users/{user_id}/export", () => {
       ],
       hidden_event_ids: [200],
     });
+  });
+
+  test("items microseconds apart, across a page's end, come once each, in order, with milliseconds", async () => {
+    const userId = await fixture.newUser();
+    // 150 items within one millisecond: pages of 100 end between two of them.
+    const ids = Array.from({ length: 150 }, (_, i) => `same-ms-${String(i).padStart(3, "0")}`);
+    const sent = await fixture.send(
+      userId,
+      ids.map((id, i) => photo(id, `2025-07-04T21:00:00.000${String(i + 1).padStart(3, "0")}Z`)),
+    );
+    expect(sent.body.matched).toBe(150);
+    const { media } = (await exportOf(userId)).body as { media: { media_id: string; taken_at: string }[] };
+    expect(media.map((item) => item.media_id)).toEqual(ids);
+    expect(new Set(media.map((item) => item.taken_at))).toEqual(new Set(["2025-07-04T21:00:00.000Z"]));
   });
 
   test("a user without media exports an empty list; unknown, foreign and malformed ids are refused", async () => {

@@ -7,7 +7,8 @@ import { startTestServer, type TestServer } from "./support/server.ts";
 /**
  * Throws arbitrary methods, paths, query strings, headers and bodies at every endpoint and checks the
  * promises that hold whatever the input: never a 5xx, only statuses docs/api.md §11 lists, an X-Request-Id
- * always, and every error in the envelope with a known code whose status is the code's own.
+ * always, and every error in the envelope with a known code whose status is the code's own, which the
+ * OpenAPI document lists for the operation called.
  */
 
 let server: TestServer;
@@ -15,6 +16,7 @@ let keys: { sandbox: string; production: string };
 let otherKey: string;
 let userId: string;
 let foreignUserId: string;
+let documented: DocumentedAnswers;
 
 const ALLOWED_STATUSES = new Set([200, 201, 400, 401, 404, 405, 413, 415, 429]);
 
@@ -28,7 +30,37 @@ beforeAll(async () => {
   foreignUserId = (
     await server.call("POST", "/v1/users", { key: otherKey, body: { email: "fuzz@example.com" } })
   ).body.user_id;
+  documented = documentedAnswers((await server.call("GET", "/v1/openapi.json", { key: keys.sandbox })).body);
 });
+
+type Operation = { responses: Record<string, ResponseObject> };
+type ResponseObject = {
+  content: { "application/json": { schema: { allOf?: { properties?: ErrorProperties }[] } } };
+};
+type ErrorProperties = { error: { properties: { code: { enum: string[] } } } };
+
+/** For a request, the codes the OpenAPI document lists by status for its operation, if it names one. */
+type DocumentedAnswers = (method: string, path: string) => Map<number, string[] | null> | null;
+
+function documentedAnswers(document: {
+  paths: Record<string, Record<string, Operation>>;
+}): DocumentedAnswers {
+  const operations = Object.entries(document.paths).flatMap(([template, byMethod]) =>
+    Object.entries(byMethod).map(([method, operation]) => ({
+      method: method.toUpperCase(),
+      pattern: new RegExp(`^/v1${template.replace(/\{\w+\}/g, "[^/]+")}/?$`),
+      answers: new Map(
+        Object.entries(operation.responses).map(([status, response]) => {
+          const narrowed = response.content["application/json"].schema.allOf?.[1]?.properties;
+          return [Number(status), narrowed?.error.properties.code.enum ?? null] as const;
+        }),
+      ),
+    })),
+  );
+  return (method, path) =>
+    operations.find((operation) => operation.method === method && operation.pattern.test(path))?.answers ??
+    null;
+}
 
 afterAll(async () => {
   await server.close();
@@ -238,6 +270,17 @@ test("no input makes the service fail or step outside the contract", async () =>
       if (status < 400) return;
       const code = body?.error?.code as ErrorCode;
       expect({ code, status }).toEqual({ code, status: statusOf[code] });
+      // The OpenAPI document lists this status, and this code under it, for the operation called.
+      const answers = documented(request.target.method, request.target.path);
+      if (answers !== null) {
+        const route = `${request.target.method} ${request.target.path}`;
+        expect({ route, status, code, documented: answers.get(status)?.includes(code) }).toEqual({
+          route,
+          status,
+          code,
+          documented: true,
+        });
+      }
       expect(typeof body.error.message).toBe("string");
       if (body.error.details !== undefined && body.error.details !== null)
         expect(typeof body.error.details).toBe("object");

@@ -186,7 +186,9 @@ describe("keeping, upserting and removing", () => {
     const userId = await fixture.newUser();
     await fixture.send(userId, [photo("a", DURING_100)]);
     const response = await fixture.send(userId, [{ id: "a", ...AT_VENUE_1 }]);
-    expect(response.body.rejected).toEqual([{ id: "a", reason: "missing_taken_at" }]);
+    expect(response.body.rejected).toEqual([
+      { id: "a", reason: "missing_taken_at", detail: "taken_at_missing" },
+    ]);
     expect(await fixture.keptRows(userId)).toHaveLength(1);
   });
 

@@ -42,37 +42,42 @@ describe("per-item rejections", () => {
       { id: "dup", ...AT_VENUE_1 },
     ]);
     expect(response.status).toBe(200);
+    // Each keeps its specified reason and says which rule it broke (docs/api.md §4, `detail`).
     const reasons = Object.fromEntries(
-      response.body.rejected.map((r: { id: string; reason: string }) => [r.id, r.reason]),
+      response.body.rejected.map((r: { id: string; reason: string; detail: string }) => [
+        r.id,
+        `${r.reason}: ${r.detail}`,
+      ]),
     );
     expect(response.body.rejected).toHaveLength(24 - 1);
+    const notADateTime = "invalid: taken_at_not_a_date_time";
     expect(reasons).toEqual({
-      "no-time": "missing_taken_at",
-      "null-time": "missing_taken_at",
-      "no-lat": "missing_coordinates",
-      "null-lon": "missing_coordinates",
-      nothing: "missing_taken_at",
-      "no-time-bad-lat": "missing_taken_at",
-      "bad-time-no-lon": "missing_coordinates",
-      "no-offset": "invalid",
-      "feb-30": "invalid",
-      "hour-24": "invalid",
-      "second-60": "invalid",
-      "minute-60": "invalid",
-      "year-1899": "invalid",
-      "year-10000": "invalid",
-      "date-only": "invalid",
-      "no-seconds": "invalid",
-      "offset-25h": "invalid",
-      "lat-high": "invalid",
-      "lat-low": "invalid",
-      "lon-high": "invalid",
-      "lon-low": "invalid",
-      dup: "missing_taken_at",
+      "no-time": "missing_taken_at: taken_at_missing",
+      "null-time": "missing_taken_at: taken_at_missing",
+      "no-lat": "missing_coordinates: latitude_missing",
+      "null-lon": "missing_coordinates: longitude_missing",
+      nothing: "missing_taken_at: taken_at_missing",
+      "no-time-bad-lat": "missing_taken_at: taken_at_missing",
+      "bad-time-no-lon": "missing_coordinates: longitude_missing",
+      "no-offset": "invalid: taken_at_without_offset",
+      "feb-30": notADateTime,
+      "hour-24": notADateTime,
+      "second-60": notADateTime,
+      "minute-60": notADateTime,
+      "year-1899": notADateTime,
+      "year-10000": notADateTime,
+      "date-only": notADateTime,
+      "no-seconds": notADateTime,
+      "offset-25h": notADateTime,
+      "lat-high": "invalid: latitude_out_of_range",
+      "lat-low": "invalid: latitude_out_of_range",
+      "lon-high": "invalid: longitude_out_of_range",
+      "lon-low": "invalid: longitude_out_of_range",
+      dup: "missing_taken_at: taken_at_missing",
     });
     expect(response.body.rejected.filter((r: { id: string }) => r.id === "dup")).toEqual([
-      { id: "dup", reason: "invalid" },
-      { id: "dup", reason: "missing_taken_at" },
+      { id: "dup", reason: "invalid", detail: "duplicate_id" },
+      { id: "dup", reason: "missing_taken_at", detail: "taken_at_missing" },
     ]);
     expect(response.body.accepted).toBe(1);
     expect(response.body.matches).toEqual([

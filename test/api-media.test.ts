@@ -209,8 +209,8 @@ describe("request-level validation", () => {
     const response = await fixture.server.call("POST", path, { key: fixture.key, rawBody, headers: json });
     expect(response.status).toBe(200);
     expect(response.body.rejected).toEqual([
-      { id: "far", reason: "invalid" },
-      { id: "west", reason: "invalid" },
+      { id: "far", reason: "invalid", detail: "latitude_out_of_range" },
+      { id: "west", reason: "invalid", detail: "longitude_out_of_range" },
     ]);
     expect(response.body.matched).toBe(1);
     const duration = await fixture.server.call("POST", path, {

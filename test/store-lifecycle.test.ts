@@ -184,8 +184,14 @@ onBothDatabases("data lifecycle", (storeOf) => {
       deviceModel: "iPhone 15 Pro",
       deviceLensModel: 'Back "triple" camera',
     };
+    // Items a few microseconds apart within one millisecond, and items at the same instant: pages end
+    // between both kinds.
     const many = Array.from({ length: 2100 }, (_, i) =>
-      at(`m${String(i).padStart(4, "0")}`, 100, `2025-03-09T07:${String(i % 60).padStart(2, "0")}:00Z`),
+      at(
+        `m${String(i).padStart(4, "0")}`,
+        100,
+        `2025-03-09T07:${String(i % 60).padStart(2, "0")}:00.00000${i % 7}Z`,
+      ),
     );
     for (let i = 0; i < many.length; i += 200) await write(store, userId, many.slice(i, i + 200));
     await write(store, userId, [full]);
@@ -223,7 +229,8 @@ onBothDatabases("data lifecycle", (storeOf) => {
     expect(items.map((m) => m.media_id)).toEqual([...expectedOrder, "full"]);
     expect(items.at(-1)).toEqual({
       media_id: "full",
-      taken_at: "2025-10-05T07:00:00.123456Z",
+      taken_at: "2025-10-05T07:00:00.123Z",
+      taken_at_key: "2025-10-05T07:00:00.123456Z",
       latitude: full.latitude,
       longitude: full.longitude,
       media_type: "video",

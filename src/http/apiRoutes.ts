@@ -5,6 +5,7 @@ import type { RoutePolicy } from "./gateRouter.ts";
 import { hideRoute, unhideRoute } from "./hiding.ts";
 import { mediaBatchRoute } from "./media.ts";
 import { mediaDeletionRoute } from "./mediaDeletion.ts";
+import { openapiRoute } from "./openapi/document.ts";
 import { healthRoute, pingRoute } from "./operational.ts";
 import type { ResourceDeps, RouteDefinition } from "./route.ts";
 import { statsRoute } from "./stats.ts";
@@ -18,8 +19,8 @@ const API_PREFIX = "/v1";
 
 /**
  * Every route of the API, each written once (src/http/route.ts): the gate's policies, the framework's
- * registration and the schema failures' translation all derive from this list. Its order is the
- * order of the OpenAPI document's paths.
+ * registration, the schema failures' translation and the OpenAPI document all derive from this list.
+ * Its order is the order of the document's paths.
  */
 export const apiRoutes: readonly RouteDefinition[] = [
   pingRoute,
@@ -34,10 +35,8 @@ export const apiRoutes: readonly RouteDefinition[] = [
   erasureRoute,
   userExportRoute,
   historyRoute,
+  openapiRoute(() => apiRoutes),
 ];
-
-/** Served by the OpenAPI plugin (`openapiDocument`) rather than by a handler of this list. */
-const documentPolicy: RoutePolicy = { auth: true, budget: null };
 
 const keyOf = (method: string, path: string) => `${method} ${API_PREFIX}${path}`;
 
@@ -45,10 +44,9 @@ const keyOf = (method: string, path: string) => `${method} ${API_PREFIX}${path}`
  * What the gate enforces, keyed `METHOD /v1/path`. The gate answers 404/405 from this table, so a
  * route the framework serves but this table lacks is a bug the tests catch (test/api-frame.test.ts).
  */
-export const routePolicies: Record<string, RoutePolicy> = Object.fromEntries([
-  [keyOf("GET", "/openapi.json"), documentPolicy],
-  ...apiRoutes.map((route) => [keyOf(route.method, route.path), route.policy]),
-]);
+export const routePolicies: Record<string, RoutePolicy> = Object.fromEntries(
+  apiRoutes.map((route) => [keyOf(route.method, route.path), route.policy]),
+);
 
 const translators = new Map(
   apiRoutes.flatMap((route) =>

@@ -10,7 +10,6 @@ import { ApiError, errorResponse, internalError } from "./errors.ts";
 import { registerFormats } from "./formats.ts";
 import { contextOf, createGate } from "./gate.ts";
 import { compileGateRouter } from "./gateRouter.ts";
-import { openapiDocument } from "./operational.ts";
 import type { AppDeps, ResourceDeps } from "./route.ts";
 import { issuesOf } from "./validation.ts";
 
@@ -95,7 +94,6 @@ export function createApp(deps: AppDeps) {
     .onError(({ error, route, request }) =>
       errorResponse(toApiError(error, route ?? "", request.method, failureLogs)),
     )
-    .use(openapiDocument())
     .use(apiRoutesPlugin(resources));
 }
 

@@ -1,12 +1,14 @@
 import { t } from "elysia";
 import { eraseUser } from "../store/erasure.ts";
-import { errorResponses } from "./errors.ts";
 import { partnerOf } from "./gate.ts";
 import { userNotFound } from "./requireUser.ts";
 import { route } from "./route.ts";
 import { UserPath } from "./userPaths.ts";
 
-const Erased = t.Object({ user_id: t.String({ format: "uuid" }), deleted: t.Literal(true) });
+const Erased = t.Object(
+  { user_id: t.String({ format: "uuid" }), deleted: t.Literal(true) },
+  { title: "Erasure" },
+);
 
 /**
  * docs/api.md §16: the user and everything stored for them, in one transaction. A second erasure, like
@@ -18,8 +20,10 @@ export const erasureRoute = route({
   policy: { auth: true, budget: "write" },
   schema: {
     params: UserPath,
-    response: { 200: Erased, ...errorResponses(400, 401, 404, 405, 429, 500) },
+    response: { 200: Erased },
     detail: {
+      operationId: "eraseUser",
+      description: "One transaction; every later call with this user_id is user_not_found (docs/api.md §16).",
       summary: "Erase the user and everything stored for them; the email and phone number become free",
       tags: ["users"],
     },

@@ -42,15 +42,51 @@ export const statusOf = {
   method_not_allowed: 405,
 } as const satisfies Record<ErrorCode, number>;
 
+/** Why a field failed, in the closed vocabulary of docs/api.md §4 (`details.items[].reason`). */
+export const ISSUE_REASONS = ["required", "type", "max_length", "enum", "range"] as const;
+
+const Reason = Type.Union(ISSUE_REASONS.map((reason) => Type.Literal(reason)));
+
+/** What `details` holds, by code (docs/api.md §11); present only where it adds something. */
+const ErrorDetails = Type.Object(
+  {
+    fields: Type.Optional(
+      Type.Array(Type.Object({ field: Type.String(), reason: Reason }), {
+        description: "invalid_request: the failing fields, by path",
+      }),
+    ),
+    items: Type.Optional(
+      Type.Array(Type.Object({ index: Type.Integer({ minimum: 0 }), field: Type.String(), reason: Reason }), {
+        description: "invalid_media_item: every offending item of the batch",
+      }),
+    ),
+    received: Type.Optional(
+      Type.Integer({ description: "invalid_batch_size: how many items or ids were sent" }),
+    ),
+  },
+  { title: "ErrorDetails" },
+);
+
 export const ErrorEnvelope = Type.Object(
   {
     error: Type.Object({
       code: Type.Union((Object.keys(statusOf) as ErrorCode[]).map((code) => Type.Literal(code))),
       message: Type.String(),
-      details: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+      details: Type.Optional(Type.Union([ErrorDetails, Type.Null()])),
     }),
   },
-  { title: "ErrorEnvelope" },
+  {
+    title: "Error",
+    examples: [
+      {
+        error: {
+          code: "invalid_media_item",
+          message: "One or more media items failed validation; nothing was stored.",
+          details: { items: [{ index: 0, field: "media_type", reason: "enum" }] },
+        },
+      },
+    ],
+  },
 );
 export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
 
@@ -87,10 +123,3 @@ export function errorResponse(error: ApiError): Response {
 /** The answer to anything unexpected: the cause goes to the log, never to the partner. */
 export const internalError = (): ApiError =>
   new ApiError("internal_error", "An unexpected error occurred; retry with exponential backoff.");
-
-/** Error envelopes keyed by status, for the `response` option of every route. */
-export function errorResponses<const S extends readonly number[]>(...statuses: S) {
-  return Object.fromEntries(statuses.map((s) => [s, ErrorEnvelope])) as {
-    [K in S[number]]: typeof ErrorEnvelope;
-  };
-}

@@ -2,9 +2,8 @@ import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { readHistory } from "../flows/history/readHistory.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
-import { errorResponses } from "./errors.ts";
 import { EventBody, finishedJsonWithEvents } from "./eventMappers.ts";
-import { decimalText, integerText } from "./formats.ts";
+import { booleanText, decimalText, integerText } from "./formats.ts";
 import { partnerOf } from "./gate.ts";
 import { userNotFound } from "./requireUser.ts";
 import { route } from "./route.ts";
@@ -18,22 +17,30 @@ const DEFAULT_LIMIT = 25;
  * and `true`/`false` refused.
  */
 const HistoryQuery = openObject({
-  limit: t.Optional(integerText(1, 100, "Integer 1 to 100, default 25")),
+  limit: t.Optional(integerText(1, 100, { default: DEFAULT_LIMIT, description: "Events per page" })),
   cursor: t.Optional(t.String({ description: "Opaque: the next_cursor of the previous page" })),
-  include_media: t.Optional(t.Union([t.Literal("true"), t.Literal("false")], { default: "true" })),
+  include_media: t.Optional(
+    booleanText({ default: true, description: "false leaves each event's media out, for a lighter page" }),
+  ),
   min_confidence: t.Optional(
-    decimalText(0, 1, "Leave out events whose confidence is below this, 0 to 1, default 0 (docs/api.md §15)"),
+    decimalText(0, 1, {
+      default: 0,
+      description: "Leave out events whose confidence is below this (docs/api.md §15)",
+    }),
   ),
 });
 
-const HistoryResponse = t.Object({
-  events: t.Array(EventBody),
-  next_cursor: t.Union([t.String(), t.Null()]),
-  has_more: t.Boolean(),
-  total: t.Union([Type.Integer(), t.Null()], {
-    description: "Count of visible events at or above min_confidence; null after the first page",
-  }),
-});
+const HistoryResponse = t.Object(
+  {
+    events: t.Array(EventBody),
+    next_cursor: t.Union([t.String(), t.Null()]),
+    has_more: t.Boolean(),
+    total: t.Union([Type.Integer(), t.Null()], {
+      description: "Count of visible events at or above min_confidence; null after the first page",
+    }),
+  },
+  { title: "EventPage" },
+);
 type HistoryResponse = typeof HistoryResponse.static;
 
 /**
@@ -57,11 +64,18 @@ export const historyRoute = route({
   method: "GET",
   path: "/users/:user_id/events",
   policy: { auth: true, budget: "read" },
+  errors: ["invalid_cursor"],
   schema: {
     params: UserPath,
     query: HistoryQuery,
-    response: { 200: HistoryResponse, ...errorResponses(400, 401, 404, 405, 429, 500) },
-    detail: { summary: "The user's attended events, newest first, paged by cursor", tags: ["events"] },
+    response: { 200: HistoryResponse },
+    detail: {
+      operationId: "listEvents",
+      description:
+        "Page with has_more and next_cursor; cursors are opaque and expire after 24 hours (docs/api.md §7).",
+      summary: "The user's attended events, newest first, paged by cursor",
+      tags: ["events"],
+    },
   },
   handle:
     ({ store, eventFacts, cursorSecret }) =>

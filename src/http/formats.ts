@@ -1,6 +1,7 @@
 import { FormatRegistry } from "@sinclair/typebox";
 import { t } from "elysia";
 import { characterLimitFormat } from "../store/text.ts";
+import { documentedAs } from "./openapi/documentedAs.ts";
 
 /**
  * What a `user_id` path parameter must look like (docs/api.md §2 step 5: "not a UUID" is malformed): the
@@ -11,10 +12,24 @@ import { characterLimitFormat } from "../store/text.ts";
  */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A string of at most `max` characters, counted as code points (see store/text.ts). */
+/**
+ * A string of at most `max` characters, counted as code points (see store/text.ts): a format, since
+ * TypeBox's `maxLength` counts UTF-16 units. JSON Schema's `maxLength` counts code points, so the
+ * OpenAPI document states the limit with it.
+ */
 export function limitedString(max: number, options: { minLength?: number; description?: string } = {}) {
-  return t.String({ ...options, format: characterLimitFormat(max) });
+  return documentedAs(t.String({ ...options, format: characterLimitFormat(max) }), {
+    type: "string",
+    ...options,
+    maxLength: max,
+  });
 }
+
+/**
+ * How the OpenAPI document shows a query parameter the service matches as text: as the number or
+ * boolean it stands for, with the default the handler applies when it is absent.
+ */
+type QueryDocumentation<T> = { default: T; description: string };
 
 /** An `event_id` path parameter: a positive integer in plain decimal digits, of any size. */
 export const POSITIVE_INTEGER = /^[1-9][0-9]*$/;
@@ -28,7 +43,7 @@ const PLAIN_INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
  * and a partner's typo deserves a 400, not a guess. A format rather than a pattern, so a failure can
  * tell an integer out of bounds (`range`) from text that is no integer (`type`): see `isOutOfRangeInteger`.
  */
-export function integerText(min: number, max: number, description: string) {
+export function integerText(min: number, max: number, shown: QueryDocumentation<number>) {
   const format = `integer-${min}-to-${max}`;
   if (!FormatRegistry.Has(format)) {
     FormatRegistry.Set(format, (value) => {
@@ -36,14 +51,15 @@ export function integerText(min: number, max: number, description: string) {
       return PLAIN_INTEGER.test(value) && number >= min && number <= max;
     });
   }
-  return t.String({ format, description });
+  const view = { type: "integer", minimum: min, maximum: max, ...shown };
+  return documentedAs(t.String({ format, description: shown.description }), view);
 }
 
 /** A number as a person writes it: `PLAIN_INTEGER` with an optional fraction (`0.6`, `1.0`, `-0.5`). */
 const PLAIN_DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
 
 /** `integerText` for a number with an optional fraction (`min_confidence`): `1e-1` or `.5` is `type`. */
-export function decimalText(min: number, max: number, description: string) {
+export function decimalText(min: number, max: number, shown: QueryDocumentation<number>) {
   const format = `decimal-${min}-to-${max}`;
   if (!FormatRegistry.Has(format)) {
     FormatRegistry.Set(format, (value) => {
@@ -51,7 +67,13 @@ export function decimalText(min: number, max: number, description: string) {
       return PLAIN_DECIMAL.test(value) && number >= min && number <= max;
     });
   }
-  return t.String({ format, description });
+  const view = { type: "number", minimum: min, maximum: max, ...shown };
+  return documentedAs(t.String({ format, description: shown.description }), view);
+}
+
+/** A query parameter that is `true` or `false` as written, nothing else (docs/api.md §7). */
+export function booleanText(shown: QueryDocumentation<boolean>) {
+  return documentedAs(t.Union([t.Literal("true"), t.Literal("false")]), { type: "boolean", ...shown });
 }
 
 /**
@@ -98,10 +120,10 @@ function isEmailAddress(value: string): boolean {
 export const EMAIL_ADDRESS_FORMAT = "email-address";
 
 /**
- * Registers the string formats the schemas use, once the OpenAPI plugin has loaded. On import the plugin
- * replaces TypeBox's format checks with ones that build a Zod schema on every call, which the `uuid` of
- * every user path pays for on ingest (docs/performance.md §7). Called when the app is built, after every
- * module has loaded, so no import order can register the plugin's checks last.
+ * Registers the string formats the schemas use. The framework registers checks of its own on import,
+ * some of which cost every call (docs/performance.md §7: a `uuid` check is on every user path). Called
+ * when the app is built, after every module has loaded, so no import order can register another check
+ * for these names last.
  */
 export function registerFormats(): void {
   FormatRegistry.Set("uuid", (value) => UUID.test(value));

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import type { Store } from "../store/db.ts";
 import { setEventHidden } from "../store/hiding.ts";
-import { ApiError, errorResponses } from "./errors.ts";
+import { ApiError } from "./errors.ts";
 import { partnerOf } from "./gate.ts";
 import { requireUser } from "./requireUser.ts";
 import { route } from "./route.ts";
@@ -12,14 +12,14 @@ import { openObject } from "./validation.ts";
 /** Neither operation takes input; a body, when sent, must still be a JSON object (unknown fields ignored). */
 const NoInput = openObject({});
 
-const HiddenState = t.Object({ event_id: Type.Integer(), hidden: t.Boolean() });
+const HiddenState = t.Object({ event_id: Type.Integer(), hidden: t.Boolean() }, { title: "HiddenState" });
 
-const schema = (summary: string) => ({
+const schema = (operationId: string, summary: string, description: string) => ({
   params: UserEventPath,
   parse: JSON_BODY,
   body: NoInput,
-  response: { 200: HiddenState, ...errorResponses(400, 401, 404, 405, 408, 413, 415, 429, 500) },
-  detail: { summary, tags: ["events"] },
+  response: { 200: HiddenState },
+  detail: { operationId, summary, description, tags: ["events"] },
 });
 
 /** docs/api.md §8: hide or unhide one event of a user's history; idempotent. */
@@ -43,7 +43,12 @@ export const hideRoute = route({
   method: "POST",
   path: "/users/:user_id/events/:event_id/hide",
   policy: { auth: true, budget: "write" },
-  schema: schema("Hide an event from the user's history and stats"),
+  errors: ["event_not_found"],
+  schema: schema(
+    "hideEvent",
+    "Hide an event from the user's history and stats",
+    "Idempotent; the event leaves the history and stats whatever is sent later (docs/api.md §8).",
+  ),
   handle:
     ({ store }) =>
     ({ request, params }) =>
@@ -54,7 +59,12 @@ export const unhideRoute = route({
   method: "POST",
   path: "/users/:user_id/events/:event_id/unhide",
   policy: { auth: true, budget: "write" },
-  schema: schema("Show a hidden event again"),
+  errors: ["event_not_found"],
+  schema: schema(
+    "unhideEvent",
+    "Show a hidden event again",
+    "Idempotent; the event comes back to the history and stats (docs/api.md §8).",
+  ),
   handle:
     ({ store }) =>
     ({ request, params }) =>

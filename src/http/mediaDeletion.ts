@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { deleteMedia, type MediaDeletion } from "../store/mediaDeletion.ts";
 import { fitsCharacters, isUnstorableString } from "../store/text.ts";
-import { ApiError, errorResponses } from "./errors.ts";
+import { ApiError } from "./errors.ts";
 import { limitedString } from "./formats.ts";
 import { contextOf, partnerOf } from "./gate.ts";
 import { MAX_BATCH_ITEMS } from "./mediaSchema.ts";
@@ -12,20 +12,28 @@ import { type Issue, type IssueReason, invalidRequest, openObject } from "./vali
 
 const MAX_ID_CHARACTERS = 255;
 
-const MediaDeletionBody = openObject({
-  ids: t.Array(
-    limitedString(MAX_ID_CHARACTERS, {
-      minLength: 1,
-      description: "A media id as sent in a batch: 1 to 255 characters (Unicode code points)",
-    }),
-    { minItems: 1, maxItems: MAX_BATCH_ITEMS },
-  ),
-});
+const MediaDeletionBody = openObject(
+  {
+    ids: t.Array(
+      limitedString(MAX_ID_CHARACTERS, {
+        minLength: 1,
+        description: "A media id as sent in a batch: 1 to 255 characters (Unicode code points)",
+      }),
+      { minItems: 1, maxItems: MAX_BATCH_ITEMS },
+    ),
+  },
+  { title: "MediaDeletion" },
+);
 
-const MediaDeletionResponse = t.Object({
-  deleted: t.Array(t.String(), { description: "Ids the user kept, now deleted, in the order first sent" }),
-  not_found: t.Array(t.String(), { description: "Ids the user kept nothing under, in the order first sent" }),
-});
+const MediaDeletionResponse = t.Object(
+  {
+    deleted: t.Array(t.String(), { description: "Ids the user kept, now deleted, in the order first sent" }),
+    not_found: t.Array(t.String(), {
+      description: "Ids the user kept nothing under, in the order first sent",
+    }),
+  },
+  { title: "MediaDeletionResult" },
+);
 
 /** What is wrong with one element of `ids`, or null; a malformed string is looked for only when one may be. */
 function idIssue(id: unknown, mayHoldMalformed: boolean): IssueReason | null {
@@ -68,16 +76,17 @@ export const mediaDeletionRoute = route({
   method: "POST",
   path: "/users/:user_id/media/delete",
   policy: { auth: true, budget: "ingest", itemsChecked: "ids" },
+  errors: ["empty_batch", "invalid_batch_size"],
   schema: {
     params: UserPath,
     parse: JSON_BODY,
     transform: ({ body, request }) => checkDeletionBatch(body, contextOf(request)?.mayHoldMalformed ?? false),
     body: MediaDeletionBody,
-    response: {
-      200: MediaDeletionResponse,
-      ...errorResponses(400, 401, 404, 405, 408, 413, 415, 429, 500),
-    },
+    response: { 200: MediaDeletionResponse },
     detail: {
+      operationId: "deleteMedia",
+      description:
+        "Atomic; history, media counts and stats follow at once. An id sent again later is matched like any new item (docs/api.md §16).",
       summary: "Delete 1 to 200 kept media items by id, with everything derived from them",
       tags: ["media"],
     },

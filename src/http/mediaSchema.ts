@@ -1,8 +1,10 @@
+import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { t } from "elysia";
 import { unstorableStringPaths } from "../store/text.ts";
 import { ApiError } from "./errors.ts";
 import { limitedString } from "./formats.ts";
+import { nullReadAsAbsent } from "./openapi/documentedAs.ts";
 import {
   explain,
   type Issue,
@@ -19,36 +21,62 @@ export const MAX_BATCH_ITEMS = 200;
 export const MAX_THUMBNAIL_URL_CHARACTERS = 2048;
 export const MAX_ITEM_TEXT_CHARACTERS = 255;
 
+/** An optional member of an item: null reads as absent (see `normalizeItems`), so the document allows it. */
+const optional = <T extends TSchema>(schema: T) => nullReadAsAbsent(t.Optional(schema));
+
 /** An optional descriptive member: every answer repeats it, so it is bounded like `id`. */
 const itemText = (max = MAX_ITEM_TEXT_CHARACTERS, note = "") =>
-  t.Optional(limitedString(max, { description: `${note}At most ${max} characters (Unicode code points)` }));
+  optional(limitedString(max, { description: `${note}At most ${max} characters (Unicode code points)` }));
 
 /**
  * One media item as the request carries it (docs/api.md §4). Optional members sent as null are dropped
  * before this schema runs (see `normalizeItems`), so null reads as absent: a null `taken_at` or coordinate
  * becomes the per-item rejection of docs/api.md §4 rather than a request-level type error.
  */
-export const RequestMediaItem = t.Object({
-  id: limitedString(MAX_ITEM_TEXT_CHARACTERS, {
-    minLength: 1,
-    description: "At most 255 characters (Unicode code points)",
-  }),
-  taken_at: t.Optional(t.String({ description: "RFC 3339 with Z or a numeric offset" })),
-  latitude: t.Optional(t.Number()),
-  longitude: t.Optional(t.Number()),
-  media_type: t.Optional(t.Union([t.Literal("photo"), t.Literal("video")])),
-  filename: itemText(),
-  duration_seconds: t.Optional(t.Number({ minimum: 0 })),
-  thumbnail_url: itemText(MAX_THUMBNAIL_URL_CHARACTERS, "Stored verbatim, never fetched. "),
-  device_make: itemText(),
-  device_model: itemText(),
-  device_lens_model: itemText(),
-});
+export const RequestMediaItem = t.Object(
+  {
+    id: limitedString(MAX_ITEM_TEXT_CHARACTERS, {
+      minLength: 1,
+      description: "The asset's stable id, the deduplication key: 1 to 255 characters (Unicode code points)",
+    }),
+    taken_at: optional(
+      t.String({
+        description:
+          "RFC 3339 with Z or a numeric offset; absent is the rejection missing_taken_at, one without an offset is invalid",
+      }),
+    ),
+    latitude: optional(t.Number({ description: "-90 to 90; outside it the item is rejected invalid" })),
+    longitude: optional(t.Number({ description: "-180 to 180; outside it the item is rejected invalid" })),
+    media_type: optional(
+      t.Union([t.Literal("photo"), t.Literal("video")], { description: "photo when absent" }),
+    ),
+    filename: itemText(),
+    duration_seconds: optional(t.Number({ minimum: 0 })),
+    thumbnail_url: itemText(MAX_THUMBNAIL_URL_CHARACTERS, "Stored verbatim, never fetched. "),
+    device_make: itemText(),
+    device_model: itemText(),
+    device_lens_model: itemText(),
+  },
+  {
+    title: "MediaItem",
+    examples: [
+      {
+        id: "IMG_0001",
+        taken_at: "2025-07-16T21:15:00+09:00",
+        latitude: 37.5155,
+        longitude: 127.0726,
+        media_type: "photo",
+        filename: "IMG_0001.HEIC",
+      },
+    ],
+  },
+);
 export type RequestMediaItem = typeof RequestMediaItem.static;
 
-export const MediaBatchBody = openObject({
-  media: t.Array(RequestMediaItem, { minItems: 1, maxItems: MAX_BATCH_ITEMS }),
-});
+export const MediaBatchBody = openObject(
+  { media: t.Array(RequestMediaItem, { minItems: 1, maxItems: MAX_BATCH_ITEMS }) },
+  { title: "MediaBatch" },
+);
 
 const itemChecker = TypeCompiler.Compile(RequestMediaItem);
 

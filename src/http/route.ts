@@ -8,6 +8,7 @@ import type { Log } from "../observability/log.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { Matcher } from "../shards/matcher.ts";
 import type { Store } from "../store/db.ts";
+import type { ErrorCode } from "./errors.ts";
 import type { RoutePolicy } from "./gateRouter.ts";
 import type { ValidationTranslator } from "./validation.ts";
 
@@ -50,8 +51,18 @@ type Options = {
   parse?: "json";
   /** Checks that run before the schema's, in the order docs/api.md §2 wants (see mediaSchema.ts). */
   transform?: (context: { body: unknown; request: Request }) => void;
+  /** The successful answers; the errors are documented from the policy and `errors` (src/http/openapi). */
   response: Record<number, TSchema>;
-  detail: { summary: string; tags?: string[]; security?: unknown[] };
+  detail: {
+    /** The operation's name in the OpenAPI document, which generated clients name their methods after. */
+    operationId: string;
+    summary: string;
+    description?: string;
+    tags?: string[];
+    security?: unknown[];
+    /** What a successful status means, where "Success" says too little. */
+    answers?: Record<number, string>;
+  };
 };
 
 /**
@@ -67,6 +78,8 @@ export type RouteDefinition = {
   path: string;
   policy: RoutePolicy;
   translate?: ValidationTranslator;
+  /** Error codes of the route's own rules, besides those the gate answers from `policy` (docs/api.md §2). */
+  errors?: readonly ErrorCode[];
   schema: Schemas & Options;
   handle: (deps: ResourceDeps) => (input: never) => unknown;
 };
@@ -77,6 +90,7 @@ export function route<const S extends Schemas>(definition: {
   path: string;
   policy: RoutePolicy;
   translate?: ValidationTranslator;
+  errors?: readonly ErrorCode[];
   schema: S & Options;
   handle: (deps: ResourceDeps) => (input: HandlerInput<S>) => unknown;
 }): RouteDefinition {

@@ -1,7 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { readStats, type UserStats } from "../flows/stats/readStats.ts";
-import { errorResponses } from "./errors.ts";
 import { finishedJson } from "./eventMappers.ts";
 import { integerText } from "./formats.ts";
 import { partnerOf } from "./gate.ts";
@@ -14,7 +13,7 @@ const DEFAULT_TOP = 5;
 
 /** `top` in plain decimal, 1 to 50 (see `integerText`). */
 const StatsQuery = openObject({
-  top: t.Optional(integerText(1, 50, "Length of each top list: 1 to 50, default 5")),
+  top: t.Optional(integerText(1, 50, { default: DEFAULT_TOP, description: "Length of each top list" })),
 });
 
 /** Plain TypeBox integers: elysia's `t.Integer` also accepts numeric strings and documents itself so. */
@@ -23,44 +22,47 @@ const Count = Type.Integer({ minimum: 0 });
 const nullableText = t.Union([t.String(), t.Null()]);
 const EventRef = t.Union([t.Object({ id: Id, name: t.String(), starts_at_local: t.String() }), t.Null()]);
 
-const Stats = t.Object({
-  has_synced: t.Boolean(),
-  last_sync_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
-  events_count: Count,
-  media_count: Count,
-  photo_count: Count,
-  video_count: Count,
-  venues_count: Count,
-  cities_count: Count,
-  countries_count: Count,
-  performers_count: Count,
-  first_event: EventRef,
-  latest_event: EventRef,
-  top_performers: t.Array(
-    t.Object({
-      id: Id,
-      name: t.String(),
-      category: nullableText,
-      image_url: nullableText,
-      events_count: Count,
-    }),
-  ),
-  top_venues: t.Array(
-    t.Object({
-      id: Id,
-      name: t.String(),
-      city: nullableText,
-      region: nullableText,
-      country: nullableText,
-      events_count: Count,
-    }),
-  ),
-  top_cities: t.Array(
-    t.Object({ city: t.String(), region: nullableText, country: nullableText, events_count: Count }),
-  ),
-  events_by_year: t.Array(t.Object({ year: Id, events_count: Count })),
-  categories: t.Array(t.Object({ category: t.String(), events_count: Count })),
-});
+const Stats = t.Object(
+  {
+    has_synced: t.Boolean(),
+    last_sync_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
+    events_count: Count,
+    media_count: Count,
+    photo_count: Count,
+    video_count: Count,
+    venues_count: Count,
+    cities_count: Count,
+    countries_count: Count,
+    performers_count: Count,
+    first_event: EventRef,
+    latest_event: EventRef,
+    top_performers: t.Array(
+      t.Object({
+        id: Id,
+        name: t.String(),
+        category: nullableText,
+        image_url: nullableText,
+        events_count: Count,
+      }),
+    ),
+    top_venues: t.Array(
+      t.Object({
+        id: Id,
+        name: t.String(),
+        city: nullableText,
+        region: nullableText,
+        country: nullableText,
+        events_count: Count,
+      }),
+    ),
+    top_cities: t.Array(
+      t.Object({ city: t.String(), region: nullableText, country: nullableText, events_count: Count }),
+    ),
+    events_by_year: t.Array(t.Object({ year: Id, events_count: Count })),
+    categories: t.Array(t.Object({ category: t.String(), events_count: Count })),
+  },
+  { title: "Stats" },
+);
 type Stats = typeof Stats.static;
 
 const eventRefOf = (event: UserStats["firstEvent"]): Stats["first_event"] =>
@@ -113,8 +115,11 @@ export const statsRoute = route({
   schema: {
     params: UserPath,
     query: StatsQuery,
-    response: { 200: Stats, ...errorResponses(400, 401, 404, 405, 429, 500) },
+    response: { 200: Stats },
     detail: {
+      operationId: "getStats",
+      description:
+        "has_synced and last_sync_at say which scan to run next; the counts and top lists cover visible events only (docs/api.md §9).",
       summary: "Statistics over the user's visible events, with the sync state that picks the next scan",
       tags: ["stats"],
     },

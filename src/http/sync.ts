@@ -1,7 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { completeSync, type SyncState } from "../store/syncState.ts";
-import { errorResponses } from "./errors.ts";
 import { partnerOf } from "./gate.ts";
 import { userNotFound } from "./requireUser.ts";
 import { route } from "./route.ts";
@@ -12,20 +11,26 @@ import { openObject } from "./validation.ts";
  * docs/api.md §6: `photos_processed`, when sent, must be an integer >= 0. Null is not an integer, so it is
  * refused like any other wrong type rather than read as "omitted".
  */
-const SyncCompleteBody = openObject({
-  photos_processed: t.Optional(
-    Type.Integer({
-      minimum: 0,
-      description:
-        "Assets the scan examined; 0 = the scan did not complete; omitted = inferred from what was sent",
-    }),
-  ),
-});
+const SyncCompleteBody = openObject(
+  {
+    photos_processed: t.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "Assets the scan examined; 0 = the scan did not complete; omitted = inferred from what was sent",
+      }),
+    ),
+  },
+  { title: "SyncCompletion" },
+);
 
-const SyncStateResponse = t.Object({
-  has_synced: t.Boolean(),
-  last_sync_at: t.String({ format: "date-time" }),
-});
+const SyncStateResponse = t.Object(
+  {
+    has_synced: t.Boolean(),
+    last_sync_at: t.String({ format: "date-time" }),
+  },
+  { title: "SyncState" },
+);
 
 function syncStateOf(state: SyncState): typeof SyncStateResponse.static {
   return { has_synced: state.hasSynced, last_sync_at: state.lastSyncAt.toISOString() };
@@ -39,8 +44,14 @@ export const syncCompleteRoute = route({
     params: UserPath,
     parse: JSON_BODY,
     body: SyncCompleteBody,
-    response: { 200: SyncStateResponse, ...errorResponses(400, 401, 404, 405, 408, 413, 415, 429, 500) },
-    detail: { summary: "Mark the end of a completed library scan", tags: ["sync"] },
+    response: { 200: SyncStateResponse },
+    detail: {
+      operationId: "completeSync",
+      description:
+        "Called once at the end of a completed library scan, with an honest photos_processed; has_synced then picks the next scan, full or incremental (docs/api.md §6).",
+      summary: "Mark the end of a completed library scan",
+      tags: ["sync"],
+    },
   },
   handle:
     ({ store }) =>

@@ -9,7 +9,7 @@ import {
   openUserExport,
   type UserExport,
 } from "../store/userExport.ts";
-import { ApiError, errorResponses } from "./errors.ts";
+import { ApiError } from "./errors.ts";
 import { partnerOf } from "./gate.ts";
 import { JSON_MEDIA_TYPE } from "./jsonResponse.ts";
 import { userNotFound } from "./requireUser.ts";
@@ -19,42 +19,51 @@ import { UserPath } from "./userPaths.ts";
 const text = () => t.Union([t.String(), t.Null()]);
 const ADDRESS_MEMBERS = ["line1", "line2", "city", "region", "postal_code", "country"] as const;
 
-const ExportedUser = t.Object({
-  user_id: t.String({ format: "uuid" }),
-  email: t.String(),
-  partner_user_id: text(),
-  first_name: text(),
-  last_name: text(),
-  phone_number: text(),
-  address: t.Union([t.Record(t.String(), t.String()), t.Null()], { description: "The members sent" }),
-  created_at: t.String({ format: "date-time" }),
-});
+const ExportedUser = t.Object(
+  {
+    user_id: t.String({ format: "uuid" }),
+    email: t.String(),
+    partner_user_id: text(),
+    first_name: text(),
+    last_name: text(),
+    phone_number: text(),
+    address: t.Union([t.Record(t.String(), t.String()), t.Null()], { description: "The members sent" }),
+    created_at: t.String({ format: "date-time" }),
+  },
+  { title: "ExportedUser" },
+);
 
-const ExportedMedia = t.Object({
-  media_id: t.String(),
-  taken_at: t.String({ format: "date-time", description: "UTC, to the microsecond, as stored" }),
-  latitude: t.Number(),
-  longitude: t.Number(),
-  media_type: t.Union([t.Literal("photo"), t.Literal("video")]),
-  filename: text(),
-  duration_seconds: t.Union([t.Number(), t.Null()]),
-  thumbnail_url: text(),
-  device_make: text(),
-  device_model: text(),
-  device_lens_model: text(),
-  event_id: Type.Integer(),
-  venue_id: Type.Integer(),
-});
+const ExportedMedia = t.Object(
+  {
+    media_id: t.String(),
+    taken_at: t.String({ format: "date-time", description: "UTC, with milliseconds like every answer" }),
+    latitude: t.Number(),
+    longitude: t.Number(),
+    media_type: t.Union([t.Literal("photo"), t.Literal("video")]),
+    filename: text(),
+    duration_seconds: t.Union([t.Number(), t.Null()]),
+    thumbnail_url: text(),
+    device_make: text(),
+    device_model: text(),
+    device_lens_model: text(),
+    event_id: Type.Integer(),
+    venue_id: Type.Integer(),
+  },
+  { title: "ExportedMediaItem" },
+);
 
-const UserExportDocument = t.Object({
-  user: ExportedUser,
-  sync: t.Object({
-    has_synced: t.Boolean(),
-    last_sync_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
-  }),
-  media: t.Array(ExportedMedia, { description: "Every kept item, oldest taken_at first" }),
-  hidden_event_ids: t.Array(Type.Integer()),
-});
+const UserExportDocument = t.Object(
+  {
+    user: ExportedUser,
+    sync: t.Object({
+      has_synced: t.Boolean(),
+      last_sync_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
+    }),
+    media: t.Array(ExportedMedia, { description: "Every kept item, oldest taken_at first" }),
+    hidden_event_ids: t.Array(Type.Integer()),
+  },
+  { title: "UserExport" },
+);
 
 function addressOf(address: UserAddress | null): Record<string, string> | null {
   if (address === null) return null;
@@ -200,8 +209,11 @@ export const userExportRoute = route({
   policy: { auth: true, budget: "read" },
   schema: {
     params: UserPath,
-    response: { 200: UserExportDocument, ...errorResponses(400, 401, 404, 405, 429, 500) },
+    response: { 200: UserExportDocument },
     detail: {
+      operationId: "exportUser",
+      description:
+        "Streamed; a body that does not end in ]} did not complete and should be fetched again (docs/api.md §16).",
       summary:
         "Everything stored for the user, streamed: profile, sync state, every kept item, hidden events",
       tags: ["users"],

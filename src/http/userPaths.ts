@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { POSITIVE_INTEGER } from "./formats.ts";
+import { documentedAs } from "./openapi/documentedAs.ts";
 
 /** Path parameters of user-scoped routes. The gate already refused malformed ones (docs/api.md §2 step 5). */
 export const UserPath = t.Object({ user_id: t.String({ format: "uuid" }) });
@@ -10,7 +11,11 @@ export const UserPath = t.Object({ user_id: t.String({ format: "uuid" }) });
  */
 export const UserEventPath = t.Object({
   user_id: t.String({ format: "uuid" }),
-  event_id: t.String({ pattern: POSITIVE_INTEGER.source, description: "A positive integer" }),
+  event_id: documentedAs(t.String({ pattern: POSITIVE_INTEGER.source, description: "A positive integer" }), {
+    type: "integer",
+    minimum: 1,
+    description: "The event's id, as the history and batch answers give it",
+  }),
 });
 
 /** The largest catalog id (ids are PostgreSQL integers); a larger event id names no event. */

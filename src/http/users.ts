@@ -1,9 +1,10 @@
 import { t } from "elysia";
 import { fitsCharacters, isUnstorableString } from "../store/text.ts";
 import { type CreatedUser, createUser, type NewUser } from "../store/users.ts";
-import { ApiError, errorResponses } from "./errors.ts";
+import { ApiError } from "./errors.ts";
 import { EMAIL_ADDRESS_FORMAT, limitedString } from "./formats.ts";
 import { partnerOf } from "./gate.ts";
+import { documentedAs } from "./openapi/documentedAs.ts";
 import { route } from "./route.ts";
 import { JSON_BODY } from "./userPaths.ts";
 import { invalidRequest, openObject, type ValidationTranslator } from "./validation.ts";
@@ -11,39 +12,49 @@ import { invalidRequest, openObject, type ValidationTranslator } from "./validat
 /** An optional member: absent and null both mean "not given". */
 const optionalText = (maxCharacters: number) => t.Optional(t.Union([limitedString(maxCharacters), t.Null()]));
 
-const Address = t.Object({
-  line1: optionalText(200),
-  line2: optionalText(200),
-  city: optionalText(200),
-  region: optionalText(200),
-  postal_code: optionalText(200),
-  country: optionalText(200),
-});
+const Address = t.Object(
+  {
+    line1: optionalText(200),
+    line2: optionalText(200),
+    city: optionalText(200),
+    region: optionalText(200),
+    postal_code: optionalText(200),
+    country: optionalText(200),
+  },
+  { title: "Address" },
+);
 
-const CreateUserBody = openObject({
-  email: t.String({
-    format: EMAIL_ADDRESS_FORMAT,
-    description: "local@domain.tld, at most 254 characters once trimmed; the idempotency key, any case",
-  }),
-  partner_user_id: optionalText(255),
-  first_name: optionalText(200),
-  last_name: optionalText(200),
-  // Any JSON value: docs/api.md §3, a phone number never makes the call fail (see `phoneOf`).
-  phone_number: t.Optional(
-    t.Unknown({
-      description:
-        "At most 32 characters once trimmed; anything else (another type, longer, taken) is not stored",
+const CreateUserBody = openObject(
+  {
+    email: documentedAs(t.String({ format: EMAIL_ADDRESS_FORMAT }), {
+      type: "string",
+      description: "local@domain.tld, at most 254 characters once trimmed; the idempotency key, any case",
     }),
-  ),
-  address: t.Optional(t.Union([Address, t.Null()])),
-});
+    partner_user_id: optionalText(255),
+    first_name: optionalText(200),
+    last_name: optionalText(200),
+    // Any JSON value: docs/api.md §3, a phone number never makes the call fail (see `phoneOf`).
+    phone_number: t.Optional(
+      documentedAs(t.Unknown(), {
+        anyOf: [{ type: "string" }, { type: "null" }],
+        description:
+          "At most 32 characters once trimmed; anything else (another type, longer, taken) is not stored, and the call still succeeds",
+      }),
+    ),
+    address: t.Optional(t.Union([Address, t.Null()])),
+  },
+  { title: "NewUser" },
+);
 type CreateUserBody = typeof CreateUserBody.static;
 
-const UserCreated = t.Object({
-  user_id: t.String({ format: "uuid" }),
-  existing: t.Boolean(),
-  created_at: t.String({ format: "date-time" }),
-});
+const UserCreated = t.Object(
+  {
+    user_id: t.String({ format: "uuid" }),
+    existing: t.Boolean(),
+    created_at: t.String({ format: "date-time" }),
+  },
+  { title: "UserCreated" },
+);
 
 /**
  * docs/api.md §3: any problem with the email, whatever else is wrong, is invalid_email; a body that is not
@@ -107,15 +118,16 @@ export const createUserRoute = route({
   path: "/users",
   policy: { auth: true, budget: "write", dropsMalformed: ["phone_number"] },
   translate: translateUserIssues,
+  errors: ["invalid_email"],
   schema: {
     parse: JSON_BODY,
     body: CreateUserBody,
-    response: {
-      200: UserCreated,
-      201: UserCreated,
-      ...errorResponses(400, 401, 405, 408, 413, 415, 429, 500),
-    },
+    response: { 200: UserCreated, 201: UserCreated },
     detail: {
+      operationId: "createUser",
+      description:
+        "Idempotent on the email within the partner: a retry gives the same user_id with existing true (docs/api.md §3).",
+      answers: { 200: "The partner's existing user with this email", 201: "A new user" },
       summary: "Create a user, or return the partner's user with this email (201 created, 200 existing)",
       tags: ["users"],
     },

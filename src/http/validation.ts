@@ -1,8 +1,8 @@
-import { KindGuard, type TProperties, type TSchema } from "@sinclair/typebox";
+import { KindGuard, type ObjectOptions, type TProperties, type TSchema } from "@sinclair/typebox";
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import { t, type ValidationError } from "elysia";
 import { isCharacterLimitFormat } from "../store/text.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError, type ISSUE_REASONS } from "./errors.ts";
 import { isOutOfRangeInteger } from "./formats.ts";
 
 /**
@@ -13,12 +13,11 @@ import { isOutOfRangeInteger } from "./formats.ts";
  * app's `normalize: false` it then neither copies the input nor deletes members from it, work that
  * shows in the server's CPU on large batches (docs/performance.md §7).
  */
-export function openObject<T extends TProperties>(properties: T) {
-  return t.Object(properties, { additionalProperties: true });
+export function openObject<T extends TProperties>(properties: T, options: ObjectOptions = {}) {
+  return t.Object(properties, { ...options, additionalProperties: true });
 }
 
-/** Why a field failed, in the closed vocabulary of docs/api.md §4 (`details.items[].reason`). */
-export type IssueReason = "required" | "type" | "max_length" | "enum" | "range";
+export type IssueReason = (typeof ISSUE_REASONS)[number];
 
 /** One schema failure, with its JSON path split into segments (`/media/3/id` -> ["media", 3, "id"]). */
 export type Issue = { path: (string | number)[]; reason: IssueReason };

@@ -20,10 +20,15 @@ export type ExportedUserRow = {
   hidden_event_ids: number[];
 };
 
-/** A kept item with every member as stored; `taken_at` to the microsecond, as the database keeps it. */
+/**
+ * A kept item with every member as stored; `taken_at` to the millisecond as every answer gives it
+ * (docs/api.md §1), and `taken_at_key` to the microsecond the database keeps, which is where the next
+ * page starts: two items a few microseconds apart must not share a page boundary.
+ */
 export type ExportedMediaRow = {
   media_id: string;
   taken_at: string;
+  taken_at_key: string;
   latitude: number;
   longitude: number;
   media_type: "photo" | "video";
@@ -75,7 +80,8 @@ export const userQuery = (partnerId: string, userId: string, condition: SQL = sq
 
 /** Oldest capture first, the id (in code-point order) breaking ties: a total order, so pages can resume. */
 export const mediaQuery = (userId: string, after: SQL): SQL => sql`
-  select m.media_id, ${instant(sql`m.taken_at`, "US")} as taken_at, m.latitude, m.longitude, m.media_type,
+  select m.media_id, ${instant(sql`m.taken_at`, "MS")} as taken_at,
+         ${instant(sql`m.taken_at`, "US")} as taken_at_key, m.latitude, m.longitude, m.media_type,
          m.filename, m.duration_seconds, m.thumbnail_url, m.device_make, m.device_model,
          m.device_lens_model, m.event_id, m.venue_id
   from media m where m.user_id = ${userId}::uuid ${after}

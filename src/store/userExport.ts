@@ -71,7 +71,7 @@ async function openOnPglite(
       if (rows.length > 0) yield rows;
       const last = rows.at(-1);
       if (last === undefined || rows.length < EXPORT_PAGE_ROWS) return;
-      after = sql`and (m.taken_at, m.media_id collate "C") > (${last.taken_at}::timestamptz, ${last.media_id} collate "C")`;
+      after = sql`and (m.taken_at, m.media_id collate "C") > (${last.taken_at_key}::timestamptz, ${last.media_id} collate "C")`;
     }
   }
   return {

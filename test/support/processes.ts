@@ -16,8 +16,9 @@ export async function freePort(): Promise<number> {
 export async function run(
   command: string[],
   timeoutMs = 60_000,
+  env: Record<string, string | undefined> = process.env,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = Bun.spawn(command, { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const child = Bun.spawn(command, { stdout: "pipe", stderr: "pipe", stdin: "ignore", env });
   const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
   try {
     const [stdout, stderr, code] = await Promise.all([

@@ -48,7 +48,8 @@ export async function standbyReadCounts(metricsPort: number) {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   const count = (outcome: string) =>
     Number(
-      new RegExp(`^rollcall_db_standby_reads_total\\{outcome="${outcome}"\\} (\\d+)`, "m").exec(text)?.[1] ?? 0,
+      new RegExp(`^rollcall_db_standby_reads_total\\{outcome="${outcome}"\\} (\\d+)`, "m").exec(text)?.[1] ??
+        0,
     );
   return {
     standby: count("standby"),

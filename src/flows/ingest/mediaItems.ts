@@ -23,7 +23,23 @@ export type ValidatedItem = {
 /** docs/api.md §4: why an item of a valid batch was not ingested (the batch itself still answers 200). */
 export type RejectionReason = "missing_taken_at" | "missing_coordinates" | "invalid";
 
-export type Rejection = { id: string; reason: RejectionReason };
+/**
+ * Which rule a rejected item broke, additive to its `reason` (docs/api.md §4): the specification's three
+ * reasons stay as they are, and `invalid` alone covers five different mistakes.
+ */
+export const REJECTION_DETAILS = [
+  "taken_at_missing",
+  "latitude_missing",
+  "longitude_missing",
+  "taken_at_not_a_date_time",
+  "taken_at_without_offset",
+  "latitude_out_of_range",
+  "longitude_out_of_range",
+  "duplicate_id",
+] as const;
+export type RejectionDetail = (typeof REJECTION_DETAILS)[number];
+
+export type Rejection = { id: string; reason: RejectionReason; detail: RejectionDetail };
 
 /**
  * A capture instant resolved to UTC: epoch milliseconds (floored) and the fraction digits sent, up to
@@ -73,6 +89,17 @@ export function utcText({ ms, fraction }: TakenAt): string {
 
 const inRange = (value: number, limit: number) => value >= -limit && value <= limit;
 
+/** Why a `taken_at` that is no RFC 3339 date-time was refused: one that only lacks its offset says so. */
+const takenAtFailure = (text: string): RejectionDetail =>
+  parseTakenAt(`${text}Z`) === null ? "taken_at_not_a_date_time" : "taken_at_without_offset";
+
+/** The `invalid` rule an item with a valid capture time breaks first, if any. */
+function placeFailure(latitude: number, longitude: number, duplicate: boolean): RejectionDetail | null {
+  if (!inRange(latitude, 90)) return "latitude_out_of_range";
+  if (!inRange(longitude, 180)) return "longitude_out_of_range";
+  return duplicate ? "duplicate_id" : null;
+}
+
 /**
  * Applies docs/api.md §4's per-item rules in their order (first that applies): missing_taken_at,
  * missing_coordinates, then invalid (taken_at, latitude, longitude, an id seen earlier in the batch).
@@ -86,24 +113,31 @@ export function classifyItems(items: readonly ValidatedItem[]): ClassifiedBatch 
   for (const item of items) {
     const duplicate = seen.has(item.id);
     seen.add(item.id);
-    if (item.taken_at === undefined) {
-      rejected.push({ id: item.id, reason: "missing_taken_at" });
+    const { taken_at, latitude, longitude } = item;
+    if (taken_at === undefined) {
+      rejected.push({ id: item.id, reason: "missing_taken_at", detail: "taken_at_missing" });
       continue;
     }
-    if (item.latitude === undefined || item.longitude === undefined) {
-      rejected.push({ id: item.id, reason: "missing_coordinates" });
+    if (latitude === undefined || longitude === undefined) {
+      const detail = latitude === undefined ? "latitude_missing" : "longitude_missing";
+      rejected.push({ id: item.id, reason: "missing_coordinates", detail });
       continue;
     }
-    const takenAt = parseTakenAt(item.taken_at);
-    if (takenAt === null || !inRange(item.latitude, 90) || !inRange(item.longitude, 180) || duplicate) {
-      rejected.push({ id: item.id, reason: "invalid" });
+    const takenAt = parseTakenAt(taken_at);
+    if (takenAt === null) {
+      rejected.push({ id: item.id, reason: "invalid", detail: takenAtFailure(taken_at) });
+      continue;
+    }
+    const misplaced = placeFailure(latitude, longitude, duplicate);
+    if (misplaced !== null) {
+      rejected.push({ id: item.id, reason: "invalid", detail: misplaced });
       continue;
     }
     accepted.push({
       id: item.id,
       takenAt,
-      latitude: item.latitude,
-      longitude: item.longitude,
+      latitude,
+      longitude,
       mediaType: item.media_type ?? "photo",
       filename: item.filename ?? null,
       durationSeconds: item.duration_seconds ?? null,
