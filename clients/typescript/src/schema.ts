@@ -338,6 +338,10 @@ export interface components {
                 store: "memory" | "redis";
                 degraded: boolean;
             };
+            build: {
+                version: string;
+                commit: string | null;
+            };
         };
         /** Address */
         Address: {
@@ -603,6 +607,11 @@ export interface components {
             name: string;
             /** @description Local time at the venue, YYYY-MM-DDTHH:MM:SS, never converted */
             starts_at_local: string;
+            /**
+             * @description Present only when the catalog knows the date and not the time: starts_at_local is the date at 00:00:00 (docs/api.md §4)
+             * @constant
+             */
+            time_unknown?: true;
             venue: components["schemas"]["Venue"];
             performers: components["schemas"]["Performer"][];
             media_count: number;
