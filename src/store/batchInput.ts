@@ -57,25 +57,48 @@ const DEFAULT_DURATION_MINUTES = 300;
  */
 type KeptColumnSpec = {
   column: string;
+  /** The member as the partner sent it; absent for what placing the item derives (event, spot, weight). */
+  member?: keyof KeptMedia;
   sent: "text" | "int" | "float8";
   stored?: "timestamptz";
   pick: (m: KeptMedia) => unknown;
 };
 
 const KEPT_COLUMNS = {
-  mediaIds: { column: "media_id", sent: "text", pick: (m) => m.mediaId },
+  mediaIds: { column: "media_id", member: "mediaId", sent: "text", pick: (m) => m.mediaId },
   eventIds: { column: "event_id", sent: "int", pick: (m) => m.eventId },
   venueIds: { column: "venue_id", sent: "int", pick: (m) => m.venueId },
-  takenAts: { column: "taken_at", sent: "text", stored: "timestamptz", pick: (m) => m.takenAt },
-  latitudes: { column: "latitude", sent: "float8", pick: (m) => m.latitude },
-  longitudes: { column: "longitude", sent: "float8", pick: (m) => m.longitude },
-  mediaTypes: { column: "media_type", sent: "text", pick: (m) => m.mediaType },
-  filenames: { column: "filename", sent: "text", pick: (m) => m.filename },
-  durationsSeconds: { column: "duration_seconds", sent: "float8", pick: (m) => m.durationSeconds },
-  thumbnailUrls: { column: "thumbnail_url", sent: "text", pick: (m) => m.thumbnailUrl },
-  deviceMakes: { column: "device_make", sent: "text", pick: (m) => m.deviceMake },
-  deviceModels: { column: "device_model", sent: "text", pick: (m) => m.deviceModel },
-  deviceLensModels: { column: "device_lens_model", sent: "text", pick: (m) => m.deviceLensModel },
+  takenAts: {
+    column: "taken_at",
+    member: "takenAt",
+    sent: "text",
+    stored: "timestamptz",
+    pick: (m) => m.takenAt,
+  },
+  latitudes: { column: "latitude", member: "latitude", sent: "float8", pick: (m) => m.latitude },
+  longitudes: { column: "longitude", member: "longitude", sent: "float8", pick: (m) => m.longitude },
+  mediaTypes: { column: "media_type", member: "mediaType", sent: "text", pick: (m) => m.mediaType },
+  filenames: { column: "filename", member: "filename", sent: "text", pick: (m) => m.filename },
+  durationsSeconds: {
+    column: "duration_seconds",
+    member: "durationSeconds",
+    sent: "float8",
+    pick: (m) => m.durationSeconds,
+  },
+  thumbnailUrls: {
+    column: "thumbnail_url",
+    member: "thumbnailUrl",
+    sent: "text",
+    pick: (m) => m.thumbnailUrl,
+  },
+  deviceMakes: { column: "device_make", member: "deviceMake", sent: "text", pick: (m) => m.deviceMake },
+  deviceModels: { column: "device_model", member: "deviceModel", sent: "text", pick: (m) => m.deviceModel },
+  deviceLensModels: {
+    column: "device_lens_model",
+    member: "deviceLensModel",
+    sent: "text",
+    pick: (m) => m.deviceLensModel,
+  },
   spotRows: { column: "spot_row", sent: "int", pick: (m) => m.spot?.row ?? null },
   spotColumns: { column: "spot_col", sent: "int", pick: (m) => m.spot?.column ?? null },
   weights: { column: "weight", sent: "float8", pick: (m) => m.weight ?? null },
@@ -87,6 +110,31 @@ const keptEntries = Object.entries(KEPT_COLUMNS) as [KeptColumn, KeptColumnSpec]
 const changeable = keptEntries.filter(([, spec]) => spec.column !== "media_id");
 const list = (parts: SQL[]) => sql.join(parts, sql`, `);
 const column = (spec: KeptColumnSpec, prefix = "") => sql.raw(`${prefix}${spec.column}`);
+
+/**
+ * The columns holding what the partner sent with a kept item, each with its member: what placing an item
+ * again (after a catalog correction, src/store/corrections.ts) reads back, instants as UTC text to the
+ * microsecond the store keeps.
+ */
+export const sentColumns = {
+  select: list(
+    keptEntries.flatMap(([, spec]) => {
+      if (spec.member === undefined) return [];
+      return spec.stored === "timestamptz"
+        ? [
+            sql`to_char(${column(spec)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as ${column(spec)}`,
+          ]
+        : [column(spec)];
+    }),
+  ),
+  /** A row of `select` as the members a batch would have sent. */
+  members(row: Record<string, unknown>): Omit<KeptMedia, "eventId" | "venueId" | "spot" | "weight"> {
+    const members: Record<string, unknown> = {};
+    for (const [, spec] of keptEntries)
+      if (spec.member !== undefined) members[spec.member] = row[spec.column];
+    return members as Omit<KeptMedia, "eventId" | "venueId" | "spot" | "weight">;
+  },
+};
 
 /** The column lists of the batch statement, each derived from `KEPT_COLUMNS`. */
 export const keptColumns = {

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { type BatchWrite, batchPlanSettings, type KeptMedia } from "./batchInput.ts";
+import { type BatchWrite, batchPlanSettings, type KeptMedia, sentColumns } from "./batchInput.ts";
 import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
 import { batchStatement } from "./ingest.ts";
 
@@ -118,42 +118,13 @@ export async function replaceUserItems(
   });
 }
 
-type StoredRow = {
-  media_id: string;
-  event_id: number;
-  taken_at: string;
-  latitude: number;
-  longitude: number;
-  media_type: "photo" | "video";
-  filename: string | null;
-  duration_seconds: number | null;
-  thumbnail_url: string | null;
-  device_make: string | null;
-  device_model: string | null;
-  device_lens_model: string | null;
-};
-
 const storedItems = (userId: string, eventIds: readonly number[]) => sql`
-  select media_id, event_id,
-    to_char(taken_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as taken_at,
-    latitude, longitude, media_type, filename, duration_seconds, thumbnail_url,
-    device_make, device_model, device_lens_model
+  select event_id, ${sentColumns.select}
   from media where user_id = ${userId}::uuid and event_id = any(${sql.param(eventIds)}::int[])
   order by media_id`;
 
+type StoredRow = { event_id: number } & Record<string, unknown>;
+
 function storedItemOf(row: StoredRow): StoredItem {
-  return {
-    mediaId: row.media_id,
-    eventId: row.event_id,
-    takenAt: row.taken_at,
-    latitude: row.latitude,
-    longitude: row.longitude,
-    mediaType: row.media_type,
-    filename: row.filename,
-    durationSeconds: row.duration_seconds,
-    thumbnailUrl: row.thumbnail_url,
-    deviceMake: row.device_make,
-    deviceModel: row.device_model,
-    deviceLensModel: row.device_lens_model,
-  };
+  return { ...sentColumns.members(row), eventId: row.event_id };
 }
