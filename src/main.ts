@@ -1,7 +1,6 @@
 import { lookup } from "node:dns/promises";
 import { createServer } from "node:net";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
-import { readCatalogHealth } from "./flows/corrections/catalogHealth.ts";
 import { startCorrections } from "./flows/corrections/correctionRunner.ts";
 import { type Serving, startServing } from "./http/serving.ts";
 import { SUPERVISOR_CONNECTIONS } from "./http/threads.ts";
@@ -13,6 +12,7 @@ import { logUnawaitedFailures } from "./observability/unawaited.ts";
 import type { MatchingEngine } from "./shards/engine.ts";
 import { startMatchingEngine } from "./shards/pollingEngine.ts";
 import { storeCatalogSource } from "./shards/source.ts";
+import { readCatalogHealth } from "./store/catalog/catalogHealth.ts";
 import { EmbeddedDatabaseBusyError, openStore } from "./store/db.ts";
 import { bootstrapDemo } from "./store/demo.ts";
 import { describeFailure } from "./store/failures.ts";

@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { SingleBar } from "cli-progress";
-import { readCatalogHealth } from "../flows/corrections/catalogHealth.ts";
+import { readCatalogHealth } from "../store/catalog/catalogHealth.ts";
 import { generateCatalog } from "../store/catalog/generate/index.ts";
 import { type ImportSuccess, importCatalog, type TableCounts } from "../store/catalog/import.ts";
 import { fileLines } from "../store/catalog/lines.ts";

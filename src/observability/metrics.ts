@@ -7,6 +7,7 @@ import {
   type MetricValue,
   Registry,
 } from "prom-client";
+import { type CacheReading, cacheMetrics } from "./cacheMetrics.ts";
 import { registerProcessMetrics } from "./processMetrics.ts";
 import { type ReadTopology, replicationGauges } from "./replicationMetrics.ts";
 
@@ -29,8 +30,6 @@ export type CatalogReading = {
   buildSeconds: number;
   liveSinceMs: number;
 };
-
-export type CacheReading = { hits: number; misses: number; entries: number };
 
 export type RateLimitStoreReading = { store: "memory" | "redis"; degraded: boolean };
 
@@ -217,30 +216,7 @@ export class Metrics {
         if (reading !== null) this.set({ store: reading.store }, reading.degraded ? 1 : 0);
       },
     });
-    const caches = () => this.#caches;
-    new Counter({
-      name: "rollcall_cache_lookups_total",
-      help: "Lookups of each in-memory cache since start, by result (hit or miss).",
-      labelNames: ["cache", "result"],
-      registers,
-      collect() {
-        this.reset();
-        for (const [cache, read] of caches()) {
-          const { hits, misses } = read();
-          this.inc({ cache, result: "hit" }, hits);
-          this.inc({ cache, result: "miss" }, misses);
-        }
-      },
-    });
-    new Gauge({
-      name: "rollcall_cache_entries",
-      help: "Entries held by each in-memory cache.",
-      labelNames: ["cache"],
-      registers,
-      collect() {
-        for (const [cache, read] of caches()) this.set({ cache }, read().entries);
-      },
-    });
+    cacheMetrics(registers, () => this.#caches);
   }
 
   #databaseGauges(registers: Registry[]): void {

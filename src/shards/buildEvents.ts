@@ -4,8 +4,8 @@ import { blockOf, gridColumn, gridRow } from "./grid.ts";
 import { SAMPLE_EVERY, sharedArray, VENUE_STRIDE } from "./layout.ts";
 import type { MatchSettings } from "./matcher.ts";
 import { outOfRange } from "./outOfRange.ts";
+import { paddedWindow, venueRadius } from "./reachRule.ts";
 
-const MINUTE_MS = 60_000;
 const RAD = Math.PI / 180;
 
 export type EventSections = {
@@ -102,9 +102,6 @@ export type VenuePlan = VenueSections & {
  * their events and writes their records.
  */
 export function planVenues(columns: CatalogColumns, settings: MatchSettings): VenuePlan {
-  const beforeMs = settings.beforeMinutes * MINUTE_MS;
-  const afterMs = settings.afterMinutes * MINUTE_MS;
-  const durationMs = settings.defaultDurationMinutes * MINUTE_MS;
   const columnOfVenue = new Map<number, number>();
   columns.venueIds.forEach((id, c) => {
     columnOfVenue.set(id, c);
@@ -126,8 +123,7 @@ export function planVenues(columns: CatalogColumns, settings: MatchSettings): Ve
     const endsAt = columns.eventEnds[e] ?? outOfRange(columns.eventEnds, e, "eventEnds");
     assertWholeMilliseconds(start, "event start");
     if (!Number.isNaN(endsAt)) assertWholeMilliseconds(endsAt, "event end");
-    const from = start - beforeMs;
-    const to = (Number.isNaN(endsAt) ? start + durationMs : endsAt) + afterMs;
+    const [from, to] = paddedWindow(start, endsAt, settings);
     windows[e * 2] = from;
     windows[e * 2 + 1] = to;
     spans[c] = Math.max(spans[c] ?? outOfRange(spans, c, "spans"), to - from);
@@ -155,7 +151,7 @@ export function planVenues(columns: CatalogColumns, settings: MatchSettings): Ve
     const latitude = columns.venueLatitudes[c] ?? outOfRange(columns.venueLatitudes, c, "venueLatitudes");
     const longitude = columns.venueLongitudes[c] ?? outOfRange(columns.venueLongitudes, c, "venueLongitudes");
     const radius = columns.venueRadii[c] ?? outOfRange(columns.venueRadii, c, "venueRadii");
-    const radiusM = Number.isNaN(radius) ? settings.radiusM : radius;
+    const radiusM = venueRadius(radius, settings);
     const cosLat = Math.cos(latitude * RAD);
     venueId[v] = columns.venueIds[c] ?? outOfRange(columns.venueIds, c, "venueIds");
     venueRecord.set(

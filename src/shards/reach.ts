@@ -1,8 +1,8 @@
 import type { CatalogColumns } from "./columns.ts";
 import { haversineMeters } from "./geo.ts";
 import type { MatchSettings } from "./matcher.ts";
+import { paddedWindow, venueRadius } from "./reachRule.ts";
 
-const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
 /**
@@ -51,10 +51,11 @@ export class CatalogReach {
   }
 
   private window(e: number): [number, number] {
-    const start = this.columns.eventStarts[e] ?? 0;
-    const stored = this.columns.eventEnds[e] ?? Number.NaN;
-    const end = Number.isNaN(stored) ? start + this.settings.defaultDurationMinutes * MINUTE_MS : stored;
-    return [start - this.settings.beforeMinutes * MINUTE_MS, end + this.settings.afterMinutes * MINUTE_MS];
+    return paddedWindow(
+      this.columns.eventStarts[e] ?? 0,
+      this.columns.eventEnds[e] ?? Number.NaN,
+      this.settings,
+    );
   }
 
   private touches(e: number, other: number, from: number, to: number): boolean {
@@ -69,7 +70,6 @@ export class CatalogReach {
   }
 
   private radius(v: number): number {
-    const stored = this.columns.venueRadii[v] ?? Number.NaN;
-    return Number.isNaN(stored) ? this.settings.radiusM : stored;
+    return venueRadius(this.columns.venueRadii[v] ?? Number.NaN, this.settings);
   }
 }

@@ -175,10 +175,16 @@ export function confidenceScores(): SQL {
  * the batches leave, computed whole. The items are reached through the history rows, one (user, event)
  * lookup each, as a history page reaches them: media.user_id keeps no statistics (docs/architecture.md
  * §6), so led by the user the planner expects 0.5 % of the table and hashes all of events. A history row
- * with no kept item left has nothing to show for it: 0.
+ * with no kept item left has nothing to show for it: 0. With `eventIds`, only the user's rows at those
+ * events (a catalog correction's).
  */
-export function userConfidenceUpdate(userId: string, defaultDurationMinutes: number): SQL {
+export function userConfidenceUpdate(
+  userId: string,
+  defaultDurationMinutes: number,
+  eventIds: readonly number[] | null = null,
+): SQL {
   const user = sql`${userId}::uuid`;
+  const atEvents = eventIds === null ? sql`` : sql` and ue.event_id = any(${sql.param(eventIds)}::int[])`;
   return sql`
     with event_items as (
       select m.event_id, m.taken_at, m.venue_id, m.spot_row::int as spot_row, m.spot_col::int as spot_col, m.weight
@@ -187,7 +193,7 @@ export function userConfidenceUpdate(userId: string, defaultDurationMinutes: num
       cross join lateral (
         select * from media m where m.user_id = ue.user_id and m.event_id = ue.event_id offset 0
       ) m
-      where ue.user_id = ${user}
+      where ue.user_id = ${user}${atEvents}
     ),
     spots as (
       select venue_id, spot_row::int as spot_row, spot_col::int as spot_col, event_id, items as after_n
@@ -200,7 +206,7 @@ export function userConfidenceUpdate(userId: string, defaultDurationMinutes: num
     update user_events ue set confidence = ${confidenceValue(sql`sc`, sql`e`, sql`${defaultDurationMinutes}`)}
     from events e
     left join scores sc on sc.event_id = e.id
-    where ue.user_id = ${user} and e.id = ue.event_id
+    where ue.user_id = ${user} and e.id = ue.event_id${atEvents}
     returning ue.event_id`;
 }
 

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { type BatchWrite, batchPlanSettings, type KeptMedia, sentColumns } from "./batchInput.ts";
+import { userConfidenceUpdate } from "./confidenceSql.ts";
 import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
 import { batchStatement } from "./ingest.ts";
 
@@ -35,6 +36,13 @@ export async function claimCorrections(
   return rows.map((row) => ({ eventId: row.event_id, version: Number(row.version) }));
 }
 
+/** Extends the lease of claimed events while their items are still being placed. */
+export async function renewCorrections(store: Store, eventIds: readonly number[]): Promise<void> {
+  await store.rows(sql`update catalog_corrections
+    set leased_until = now() + make_interval(secs => ${LEASE_SECONDS})
+    where event_id = any(${sql.param(eventIds)}::int[])`);
+}
+
 /** Drops claimed events that no newer import queued again meanwhile. */
 export async function finishCorrections(
   store: Store,
@@ -55,7 +63,10 @@ export async function pendingCorrections(store: Store): Promise<{ events: number
   return { events: row?.events ?? 0, newestVersion: Number(row?.newest ?? 0) };
 }
 
-/** The users who keep items at any of `eventIds` (the media index that leads with the event). */
+/**
+ * The users who keep items at any of `eventIds`: one pass over `media`, which has no index led by the
+ * event (every batch would pay for one), so corrections are claimed many at a time.
+ */
 export async function usersAtEvents(store: Store, eventIds: readonly number[]): Promise<string[]> {
   if (eventIds.length === 0) return [];
   const rows = await store.rows<{ user_id: string }>(
@@ -114,6 +125,8 @@ export async function replaceUserItems(
       await tx.rows(batchPlanSettings);
       await tx.rows(batchStatement({ ...batch, acceptedIds, kept }));
     }
+    // A correction of an event's end or known time moves no item yet changes its confidence.
+    await tx.rows(userConfidenceUpdate(userId, defaultDurationMinutes, eventIds));
     return { items: items.length, moved, removed };
   });
 }

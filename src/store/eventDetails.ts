@@ -40,7 +40,7 @@ export type AttendedEvent = {
 };
 
 /**
- * The catalog's version (catalog_state, bumped by every import in its transaction) as a statement reads
+ * The catalog's version (catalog_state, bumped by every import that changes the catalog, in its transaction) as a statement reads
  * it, so facts cached from one version are never served for a page read from another.
  */
 export const catalogVersion = sql`coalesce((select version::text from catalog_state where id = 1), '0')`;

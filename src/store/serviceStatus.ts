@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { readCatalogHealth } from "./catalog/catalogHealth.ts";
 import type { Store } from "./store.ts";
 
 /** The catalog as `cli status` reports it: its version (0 before the first import), size and last import. */
@@ -8,21 +9,12 @@ export type CatalogSummary = { version: string; events: number; venues: number; 
 export type PartnerSummary = { partners: number; activeKeys: { production: number; sandbox: number } };
 
 export async function catalogSummary(store: Store): Promise<CatalogSummary> {
-  const [row] = await store.rows<{
-    version: string;
-    events: number;
-    venues: number;
-    imported_at: Date | string | null;
-  }>(sql`select coalesce((select version::text from catalog_state where id = 1), '0') as version,
-    (select count(*)::int from events) as events,
-    (select count(*)::int from venues) as venues,
-    (select updated_at from catalog_state where id = 1) as imported_at`);
-  const importedAt = row?.imported_at ?? null;
+  const health = await readCatalogHealth(store);
   return {
-    version: row?.version ?? "0",
-    events: row?.events ?? 0,
-    venues: row?.venues ?? 0,
-    importedAt: importedAt === null ? null : new Date(importedAt),
+    version: String(health.version),
+    events: health.events,
+    venues: health.venues,
+    importedAt: health.importedAt,
   };
 }
 

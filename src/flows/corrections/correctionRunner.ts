@@ -5,6 +5,7 @@ import {
   claimCorrections,
   finishCorrections,
   type Replacement,
+  renewCorrections,
   replaceUserItems,
   type StoredItem,
   usersAtEvents,
@@ -15,8 +16,10 @@ import type { KeptMedia } from "../../store/ingest.ts";
 import { type AcceptedItem, parseTakenAt } from "../ingest/mediaItems.ts";
 import { placeItems } from "../ingest/placement.ts";
 
-/** Queued events claimed at a time: a lease's worth of work, and few enough that a restart redoes little. */
-const CLAIM_EVENTS = 50;
+/** Queued events claimed at a time: each claim costs a pass over the kept items to find their users. */
+const CLAIM_EVENTS = 1000;
+/** How often a claim's lease is extended while its users are worked through (the lease lasts two minutes). */
+const RENEW_MS = 30_000;
 
 type Log = (event: string, fields?: Record<string, unknown>) => void;
 
@@ -25,7 +28,7 @@ export type CorrectionDeps = {
   /** The engine batches match on, and the catalog version its index holds. */
   matcher: Matcher;
   indexVersion: () => number;
-  /** Where the reach of the index's events is read from (the catalog as the index was built from it). */
+  /** Where the events' reach is read from: the stored catalog, at least as new as the index. */
   catalog: CatalogSource;
   settings: MatchSettings;
   log: Log;
@@ -64,7 +67,12 @@ export class CorrectionRunner {
       if (claimed.length === 0) break;
       const ids = claimed.map((c) => c.eventId);
       const targets = [...new Set([...ids, ...(await this.reachOf()).overlapping(ids)])];
+      let renewed = performance.now();
       for (const userId of await usersAtEvents(store, targets)) {
+        if (performance.now() - renewed > RENEW_MS) {
+          await renewCorrections(store, ids);
+          renewed = performance.now();
+        }
         const done = await replaceUserItems(
           store,
           userId,

@@ -10,10 +10,6 @@ export type EventStatus = (typeof EVENT_STATUSES)[number];
 
 export const MATCHABLE_STATUSES: readonly EventStatus[] = ["scheduled", "rescheduled"];
 
-export function isMatchable(status: EventStatus): boolean {
-  return MATCHABLE_STATUSES.includes(status);
-}
-
 /** The same rule as an SQL condition over an events row named `alias`. */
 export function matchableCondition(alias: string): string {
   return `${alias}.status in (${MATCHABLE_STATUSES.map((s) => `'${s}'`).join(", ")})`;

@@ -71,17 +71,27 @@ export function isSameShow(incoming: ShowFacts, existing: ShowFacts): boolean {
   return close && (sharesPerformer(incoming, existing) || similarNames(incoming.name, existing.name));
 }
 
-/** The existing event the incoming one is, by the rule above, or null. */
-export function linkedShow<T extends ShowFacts>(incoming: ShowFacts, candidates: readonly T[]): T | null {
+/**
+ * The existing event the incoming one is, by the rule above, or null: the closest start, then the
+ * closest venue, then the lowest id, so the answer never depends on the candidates' order.
+ */
+export function linkedShow<T extends ShowFacts & { id: number }>(
+  incoming: ShowFacts,
+  candidates: readonly T[],
+): T | null {
+  const rank = (c: T) => [Math.abs(c.startsMs - incoming.startsMs), distanceM(incoming, c), c.id];
   let best: T | null = null;
   for (const candidate of candidates) {
     if (!isSameShow(incoming, candidate)) continue;
-    if (
-      best === null ||
-      Math.abs(candidate.startsMs - incoming.startsMs) < Math.abs(best.startsMs - incoming.startsMs) ||
-      (candidate.startsMs === best.startsMs && distanceM(incoming, candidate) < distanceM(incoming, best))
-    )
-      best = candidate;
+    if (best === null || before(rank(candidate), rank(best))) best = candidate;
   }
   return best;
+}
+
+function before(a: readonly number[], b: readonly number[]): boolean {
+  for (let i = 0; i < a.length; i++) {
+    const [x, y] = [a[i] ?? 0, b[i] ?? 0];
+    if (x !== y) return x < y;
+  }
+  return false;
 }

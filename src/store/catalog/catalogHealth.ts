@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Store } from "../../store/db.ts";
+import type { Store } from "../db.ts";
 
 /** The catalog as an operator watches it (contract §15): `catalog status`, metrics, /readyz. */
 export type CatalogHealth = {
