@@ -37,11 +37,11 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 }, 30_000);
 
-async function api(method: string, path: string, body?: unknown) {
+async function api(method: string, path: string, sent?: unknown) {
   const response = await fetch(`${service.baseUrl}/v1${path}`, {
     method,
     headers: { "x-partner-api-key": key, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: sent === undefined ? undefined : JSON.stringify(sent),
   });
   // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers and assert on their shape.
   const body: any = await response.json();
