@@ -27,6 +27,7 @@ const faulty = (inner: Matcher): Matcher => ({
     }
     return answers;
   },
+  version: () => inner.version(),
   close: () => inner.close(),
 });
 

@@ -17,6 +17,7 @@ beforeAll(async () => {
       log: (event, fields = {}) => logged.push({ event, fields }),
       wrapMatcher: (inner) => ({
         match: (queries) => (stallMatching ? new Promise(() => {}) : inner.match(queries)),
+        version: () => inner.version(),
         close: () => inner.close(),
       }),
     },

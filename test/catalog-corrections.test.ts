@@ -124,6 +124,19 @@ describe("catalog corrections", () => {
     expect(await keptPlaces(server.store, user)).toEqual({ x1: 40 });
   });
 
+  test("a batch matched on an index older than the catalog it was written under is corrected too", async () => {
+    await importLines([event(50, 1, "2025-10-01T20:00:00")]);
+    const user = await createUser(server, key, "stale@example.com");
+    // The runner's index holds the reschedule and drains it; the API server's index does not yet.
+    await corrections.importLines([event(50, 1, "2025-10-08T20:00:00")]);
+    await corrections.drain();
+    await sendMedia(server, key, user, [photo("s1", "2025-10-01T21:00:00Z", AT_ARENA)]);
+    expect(await keptPlaces(server.store, user)).toEqual({ s1: 50 });
+    expect(await corrections.drain()).toMatchObject({ items: 1, removed: 1 });
+    expect(await keptPlaces(server.store, user)).toEqual({});
+    await server.reloadCatalog();
+  });
+
   test("an unchanged import or a renamed event queues nothing and keeps placements", async () => {
     const before = await corrections.importLines([arena, club]);
     expect(before.correctedEvents).toBe(0);

@@ -101,6 +101,7 @@ export function timed(engine: Matcher, metrics: Metrics): Matcher {
         metrics.matching((performance.now() - started) / 1000);
       }
     },
+    version: () => engine.version(),
     close: () => engine.close(),
   };
 }

@@ -87,6 +87,10 @@ class Engine implements MatchingEngine {
     this.status = firstStatus;
   }
 
+  version(): string {
+    return this.current.version;
+  }
+
   async match(queries: readonly MatchQuery[]): Promise<(PlacedCandidate | null)[]> {
     const generation = this.current;
     generation.batches++;
@@ -245,5 +249,9 @@ export function matcherFromArrays(
 ): Matcher {
   const index = buildIndex(columnsFromArrays(venues, events), { ...options, generation: 1 });
   const generation = new Generation(index, "1", { ...options, pool: { ...DEFAULT_POOL, workers: 0 } });
-  return { match: (queries) => generation.match(queries), close: () => generation.close() };
+  return {
+    match: (queries) => generation.match(queries),
+    version: () => generation.version,
+    close: () => generation.close(),
+  };
 }

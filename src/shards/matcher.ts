@@ -30,6 +30,8 @@ export type PlacedCandidate = Candidate & {
 export interface Matcher {
   /** Answers are positionally aligned with the queries. */
   match(queries: readonly MatchQuery[]): Promise<(PlacedCandidate | null)[]>;
+  /** The catalog version (catalog_state) new matches run on; "0" before the first import. */
+  version(): string;
   close(): Promise<void>;
 }
 

@@ -52,6 +52,7 @@ export async function startMatchingEngine(
   }, options.pollSeconds * 1000);
   return {
     match: (queries) => engine.match(queries),
+    version: () => engine.version(),
     generation: () => engine.generation(),
     catalog: () => engine.catalog(),
     refresh: () => engine.refresh(),

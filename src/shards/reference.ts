@@ -39,6 +39,11 @@ export class ReferenceMatcher implements Matcher {
     return queries.map((query) => this.best(query));
   }
 
+  /** Built from arrays, not from a stored catalog. */
+  version(): string {
+    return "0";
+  }
+
   async close(): Promise<void> {}
 
   private best(query: MatchQuery): PlacedCandidate | null {

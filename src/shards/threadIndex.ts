@@ -69,6 +69,10 @@ export class ThreadIndex implements Matcher {
     return newest;
   }
 
+  version(): string {
+    return this.serving().version;
+  }
+
   /** The generation new batches use. */
   current(): number {
     return Atomics.load(this.control, CURRENT_GENERATION);

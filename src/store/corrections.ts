@@ -40,7 +40,23 @@ export async function claimCorrections(
 export async function renewCorrections(store: Store, eventIds: readonly number[]): Promise<void> {
   await store.rows(sql`update catalog_corrections
     set leased_until = now() + make_interval(secs => ${LEASE_SECONDS})
-    where event_id = any(${sql.param(eventIds)}::int[])`);
+    where event_id = any(${sql.param(eventIds)}::int[]) and leased_until is not null`);
+}
+
+/**
+ * Queues again the events a batch kept items at when it was matched on an index older than the catalog
+ * it was written under: a correction drained meanwhile cannot have seen those items. Queued unleased, so
+ * an instance working on the same events leaves this row for a later claim.
+ */
+export async function requeueCorrections(
+  store: Store,
+  eventIds: readonly number[],
+  version: number,
+): Promise<void> {
+  await store.rows(sql`insert into catalog_corrections (event_id, version)
+    select id, ${version} from unnest(${sql.param(eventIds)}::int[]) as id
+    on conflict (event_id) do update
+    set version = greatest(catalog_corrections.version, excluded.version), leased_until = null`);
 }
 
 /** Drops claimed events that no newer import queued again meanwhile. */
@@ -52,7 +68,7 @@ export async function finishCorrections(
   await store.rows(sql`delete from catalog_corrections c
     using unnest(${sql.param(claimed.map((c) => c.eventId))}::int[], ${sql.param(claimed.map((c) => c.version))}::int8[])
       as done(event_id, version)
-    where c.event_id = done.event_id and c.version <= done.version`);
+    where c.event_id = done.event_id and c.version <= done.version and c.leased_until is not null`);
 }
 
 /** Queued events, and how many of them an index at `indexVersion` can already place. */

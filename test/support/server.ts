@@ -162,7 +162,11 @@ function serveInProcess(
   engine: MatchingEngine,
   options: TestServerOptions,
 ): Listening {
-  const delegating: Matcher = { match: (q) => engine.match(q), close: async () => {} };
+  const delegating: Matcher = {
+    match: (q) => engine.match(q),
+    version: () => engine.version(),
+    close: async () => {},
+  };
   const log = options.log ?? (() => {});
   const limits: RateLimits = createRateLimits(config, {
     store: database.store,

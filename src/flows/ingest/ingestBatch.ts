@@ -1,4 +1,5 @@
 import type { Matcher, MatchSettings } from "../../shards/matcher.ts";
+import { requeueCorrections } from "../../store/corrections.ts";
 import type { Store } from "../../store/db.ts";
 import { attendedOf } from "../../store/eventDetails.ts";
 import { writeBatch } from "../../store/ingest.ts";
@@ -61,6 +62,7 @@ export async function ingestMediaBatch(
   items: readonly ValidatedItem[],
 ): Promise<BatchOutcome | null> {
   const { accepted, rejected } = classifyItems(items);
+  const indexVersion = Number(matcher.version());
   const placements = await placeItems(matcher, accepted);
   const kept = placements.flatMap((p) => (p.kept === null ? [] : [p.kept]));
   const eventIds = [...new Set(kept.map((m) => m.eventId))];
@@ -86,6 +88,9 @@ export async function ingestMediaBatch(
     matchOf(item, placements[i] ?? { candidate: null, kept: null }, timeUnknown),
   );
   const version = events[0]?.catalog_version;
+  if (version !== undefined && Number(version) > indexVersion) {
+    await requeueCorrections(store, eventIds, Number(version));
+  }
   // An import that committed between the read and the write makes the facts read out of date: they are
   // read again after the commit, the one case where a committed batch can still fail (a 500, safe to
   // re-send).
