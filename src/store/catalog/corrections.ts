@@ -17,18 +17,20 @@ export const CORRECTION_DDL = [
 ];
 
 /**
- * Notes, for the staged chunk, where its existing events stand now and which events are new. Called once
- * `stage_events.existing` is set and before anything is written; an event met again in a later chunk
- * keeps its first note, which is the state before the import.
+ * A part of the statement that rewrites events (`rewritten`: the ids it rewrote) noting where they stood
+ * before: every part of a statement reads the snapshot from before it, so `events` still holds the old
+ * rows. Only rewritten events are noted, so an unchanged re-import notes nothing; an event met again in a
+ * later chunk keeps its first note, the state before the import.
  */
-export async function noteEventPlacements(tx: CatalogTransaction): Promise<void> {
-  // offset 0: one key probe per staged event, never a join over the whole catalog.
-  await tx.query(`insert into stage_placed
-    select s.id, e.starts_at, e.ends_at, e.venue_id, e.status, e.time_unknown from stage_events s
-    cross join lateral (select starts_at, ends_at, venue_id, status, time_unknown from events
-      where id = s.id offset 0) e
-    where s.existing
-    on conflict (id) do nothing`);
+export function notedPlacements(rewritten: string): string {
+  return `placed as (insert into stage_placed
+    select e.id, e.starts_at, e.ends_at, e.venue_id, e.status, e.time_unknown
+    from ${rewritten} w cross join lateral (select * from events where id = w.id offset 0) e
+    on conflict (id) do nothing)`;
+}
+
+/** Notes the staged chunk's new events; called once `stage_events.existing` is set. */
+export async function noteAddedEvents(tx: CatalogTransaction): Promise<void> {
   await tx.query(
     "insert into stage_added select id from stage_events where not existing on conflict (id) do nothing",
   );

@@ -1,6 +1,6 @@
 import { ATTENDANCE_COPIES_LOCK, CATALOG_IMPORT_LOCK } from "../db.ts";
 import type { KnownCatalog, StagedEvent, StagedPerformer, StagedVenue } from "./assembler.ts";
-import { CORRECTION_DDL, noteEventPlacements, noteVenuePlacements } from "./corrections.ts";
+import { CORRECTION_DDL, noteAddedEvents, notedPlacements, noteVenuePlacements } from "./corrections.ts";
 import { eventInstants } from "./eventWindow.ts";
 import { parseLocalDateTime } from "./localTime.ts";
 import {
@@ -113,7 +113,8 @@ type EventIdRow = { id: number };
 async function rewriteExisting(tx: CatalogTransaction): Promise<EventIdRow[]> {
   return tx.query<EventIdRow>(
     `with written as (${upsert("events", EVENT_COLUMNS, `${STAGED_EVENTS} where existing`)} returning t.id),
-      noted as (insert into stage_rewritten (id) select id from written)
+      noted as (insert into stage_rewritten (id) select id from written),
+      ${notedPlacements("written")}
     select id from written`,
   );
 }
@@ -171,7 +172,7 @@ export async function mergeEventChunk(
     tx,
     "update stage_events s set existing = true where (select true from events e where e.id = s.id) returning 1",
   );
-  await noteEventPlacements(tx);
+  await noteAddedEvents(tx);
   const inserted = await countRows(
     tx,
     `insert into events (${EVENT_COLUMNS.join(", ")}) ${STAGED_EVENTS} where not existing returning 1`,
