@@ -8,27 +8,16 @@ import { processEnv } from "../src/config.ts";
 import { generateCatalog } from "../src/store/catalog/generate/index.ts";
 import { loadActiveKeys, matchActiveKey } from "../src/store/keys.ts";
 import { migrationsFolder } from "../src/store/migrations.ts";
+import { type CliResult as Result, runCli } from "./support/cli.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 
 /** The operator CLI end to end: a real child process against a test database. */
 
-type Result = { code: number; stdout: string; stderr: string };
-
 let database: TestDatabase;
 let dir: string;
 
-async function cli(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  const child = Bun.spawn(["bun", "src/cli/index.ts", ...args], {
-    env: { ...processEnv(), DATABASE_URL: database.url, CI: "1", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  return { code, stdout, stderr };
+function cli(args: string[], env: Record<string, string> = {}): Promise<Result> {
+  return runCli(database.url, args, env);
 }
 
 function lastLine(text: string): string {

@@ -4,9 +4,13 @@ import { processEnv } from "../../src/config.ts";
 
 export type CliResult = { code: number; stdout: string; stderr: string };
 
-export async function runCli(databaseUrl: string, args: string[]): Promise<CliResult> {
+export async function runCli(
+  databaseUrl: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<CliResult> {
   const child = Bun.spawn(["bun", "src/cli/index.ts", ...args], {
-    env: { ...processEnv(), DATABASE_URL: databaseUrl, CI: "1" },
+    env: { ...processEnv(), DATABASE_URL: databaseUrl, CI: "1", ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
