@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
+import { userConfidenceUpdate } from "../src/store/confidenceSql.ts";
 import { claimCorrections } from "../src/store/corrections.ts";
 import { createUser, sendMedia } from "./support/catalogFixtures.ts";
 import { event, venue } from "./support/catalogImport.ts";
@@ -135,6 +136,33 @@ describe("catalog corrections", () => {
     expect(await corrections.drain()).toMatchObject({ items: 1, removed: 1 });
     expect(await keptPlaces(server.store, user)).toEqual({});
     await server.reloadCatalog();
+  });
+
+  test("an event's end corrected with its items still inside: their confidence follows", async () => {
+    await importLines([event(60, 2, "2025-11-01T20:00:00")]);
+    const user = await createUser(server, key, "span@example.com");
+    await sendMedia(server, key, user, [
+      photo("e1", "2025-11-01T20:10:00Z", AT_CLUB),
+      photo("e2", "2025-11-01T21:00:00Z", AT_CLUB),
+    ]);
+    const stored = async () => {
+      const [row] = await server.store.rows<{ confidence: number }>(
+        sql`select confidence from user_events where user_id = ${user}::uuid and event_id = 60`,
+      );
+      return row?.confidence;
+    };
+    const before = await stored();
+    // The show now ends at 21:10: both photos still match it, and they span most of it.
+    const report = await importLines([
+      event(60, 2, "2025-11-01T20:00:00", { ends_at_local: "2025-11-01T21:10:00" }),
+    ]);
+    expect(report.correctedEvents).toBe(1);
+    expect(await corrections.drain()).toMatchObject({ items: 2, moved: 0, removed: 0 });
+    const after = await stored();
+    expect(after).not.toBe(before);
+    // The same as every history row of the user scored again from scratch.
+    await server.store.rows(userConfidenceUpdate(user, 300));
+    expect(await stored()).toBe(after);
   });
 
   test("an unchanged import or a renamed event queues nothing and keeps placements", async () => {
