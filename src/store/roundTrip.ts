@@ -1,5 +1,6 @@
 import type { Store } from "./db.ts";
 import { queryOf, type Runnable } from "./renderedStatement.ts";
+import { outsideRequests } from "./requestScope.ts";
 
 /** The SQLSTATE of a database error, whether the driver threw it or Drizzle wrapped it. */
 export function sqlStateOf(error: unknown): string | undefined {
@@ -44,7 +45,12 @@ export async function inOneRoundTrip(store: Store, statements: readonly Runnable
     ]);
     const results: unknown[][] = [];
     for (const outcome of settled) {
-      if (outcome.status === "rejected") throw outcome.reason;
+      if (outcome.status === "rejected") {
+        // A COMMIT called off with its request never reached PostgreSQL: end the transaction here, so
+        // the connection goes back to the pool outside one.
+        await outsideRequests(() => connection.unsafe("rollback")).catch(() => {});
+        throw outcome.reason;
+      }
       results.push([...outcome.value]);
     }
     return results.slice(1, -1);
