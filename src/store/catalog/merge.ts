@@ -7,6 +7,7 @@ import {
   type BulkTable,
   directEvents,
   directPairs,
+  EVENT_COLUMNS,
   type Instants,
   STAGING_DDL,
   stageEvents,
@@ -89,18 +90,6 @@ async function countRows(tx: CatalogTransaction, statement: string): Promise<num
   return row?.count ?? 0;
 }
 
-const EVENT_COLUMNS = [
-  "id",
-  "name",
-  "venue_id",
-  "starts_at_local",
-  "ends_at_local",
-  "starts_at",
-  "ends_at",
-  "licensed",
-  "status",
-  "time_unknown",
-];
 const STAGED_EVENTS = `select id, name, venue_id, starts_at_local, ends_at_local, to_timestamp(starts_ms::float8 / 1000),
   to_timestamp(ends_ms::float8 / 1000), licensed, status, time_unknown from stage_events`;
 const STAGED_PAIRS = `select s.id, p.performer_id, p.is_headliner, p.position::int

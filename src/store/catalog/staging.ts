@@ -118,20 +118,23 @@ function isoInstant(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
 
+/** The catalog's event columns an import writes, in the order both its paths give them. */
+export const EVENT_COLUMNS = [
+  "id",
+  "name",
+  "venue_id",
+  "starts_at_local",
+  "ends_at_local",
+  "starts_at",
+  "ends_at",
+  "licensed",
+  "status",
+  "time_unknown",
+] as const;
+
 export const directEvents: BulkTable<StagedEvent> = {
   name: "events",
-  columns: [
-    "id",
-    "name",
-    "venue_id",
-    "starts_at_local",
-    "ends_at_local",
-    "starts_at",
-    "ends_at",
-    "licensed",
-    "status",
-    "time_unknown",
-  ],
+  columns: EVENT_COLUMNS,
   copyLines: (e) => {
     const ends = `${e.endsAtLocal ?? "\\N"}\t${isoInstant(e.startsMs)}\t${isoInstant(e.endsMs) ?? "\\N"}`;
     const flags = `${e.licensed ? "t" : "f"}\t${e.status}\t${e.timeUnknown ? "t" : "f"}`;
