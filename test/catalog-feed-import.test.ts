@@ -14,6 +14,7 @@ import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 const FIXTURES = join(import.meta.dir, "fixtures", "feeds");
 const TICKETMASTER = join(FIXTURES, "ticketmaster-page.json");
 const SEATGEEK = join(FIXTURES, "seatgeek-pages.jsonl");
+const TICKETMASTER_TBA = join(FIXTURES, "ticketmaster-tba-page.json");
 const TABLES = ["venues", "performers", "events", "event_performers", "external_ids"] as const;
 
 let database: TestDatabase;
@@ -126,6 +127,29 @@ describe("catalog import --format", () => {
     expect(table.stdout).toContain("2025-08-01 (time unknown)");
     expect(table.stdout).toContain("date_tbd");
     expect((await cli(["catalog", "lookup", "--name", "no such show"])).stdout).toBe("No event matches.\n");
+  });
+
+  test("a known show whose date is now to be announced stops matching; an unknown one is skipped", async () => {
+    const result = await cli(["catalog", "import", "--format", "ticketmaster", TICKETMASTER_TBA]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      `skipped: ${TICKETMASTER_TBA} events[2]: event vvG1zZ9pNewTBA skipped: no start date`,
+    );
+    const [postponed] = await database.store.rows<{ status: string; starts_at_local: string }>(
+      sql`select e.status, e.starts_at_local from events e
+          join external_ids x on x.id = e.id and x.kind = 'event'
+          where x.source = 'ticketmaster' and x.external_id = 'vvG1zZ9pbKjzAs'`,
+    );
+    expect(postponed).toEqual({ status: "date_tbd", starts_at_local: "2025-07-04T20:00:00" });
+    expect(await lookup(["--external-id", "vvG1zZ9pNewTBA"])).toEqual([]);
+    expect(await lookup(["--external-id", "vvG1VZKS5pr1qy"])).toMatchObject([
+      { name: "Golf Championship - Sunday Ticket" },
+    ]);
+    const ids = await database.store.rows(
+      sql`select 1 from external_ids where external_id = 'vvG1zZ9pNewTBA'`,
+    );
+    expect(ids).toEqual([]);
   });
 
   test("a bad page among good ones is reported with its place and nothing is imported", async () => {

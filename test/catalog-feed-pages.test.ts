@@ -13,6 +13,7 @@ import { readTicketmasterPage } from "../src/store/catalog/feeds/ticketmaster.ts
 const FIXTURES = join(import.meta.dir, "fixtures", "feeds");
 const TICKETMASTER = join(FIXTURES, "ticketmaster-page.json");
 const SEATGEEK = join(FIXTURES, "seatgeek-pages.jsonl");
+const TICKETMASTER_TBA = join(FIXTURES, "ticketmaster-tba-page.json");
 
 const tmPage = (): FeedPage => readTicketmasterPage(JSON.parse(readFileSync(TICKETMASTER, "utf8")), "tm");
 const sgPages = (): FeedPage[] =>
@@ -97,6 +98,35 @@ describe("Ticketmaster Discovery v2 event search pages", () => {
       place: "tm events[9]",
       message: "event vvG1zZ9pNoCoor skipped: no venue with usable coordinates",
     });
+  });
+
+  test("venues under _embedded.venue, as the documented response structure names them", () => {
+    const page = readTicketmasterPage(JSON.parse(readFileSync(TICKETMASTER_TBA, "utf8")), "tba");
+    expect(eventOf(page, "vvG1VZKS5pr1qy")).toMatchObject({
+      venueKey: "KovZpZAaEldA",
+      startsAtLocal: "2025-03-09T10:00:00",
+      performers: [{ key: "K8vZ917uc57", isHeadliner: true }],
+    });
+    expect(page.performers.find((p) => p.key === "K8vZ917uc57")).toMatchObject({
+      category: "Golf",
+      imageUrl: "https://s1.ticketm.net/dam/a/196/example_RETINA_PORTRAIT_16_9.jpg",
+    });
+  });
+
+  test("a date to be announced without a date: read as undated, for the import to resolve", () => {
+    const answer = JSON.parse(readFileSync(TICKETMASTER_TBA, "utf8"));
+    const page = readTicketmasterPage(answer, "tba");
+    expect(page.events.map((e) => e.key)).toEqual(["vvG1VZKS5pr1qy"]);
+    expect(page.undated).toMatchObject([
+      { key: "vvG1zZ9pbKjzAs", status: "date_tbd", venueKey: "KovZpZA7AAEA", place: "tba events[1]" },
+      { key: "vvG1zZ9pNewTBA", status: "date_tbd", venueKey: "KovZpZA7AAEA", place: "tba events[2]" },
+    ]);
+    expect(page.skipped).toEqual([]);
+    const scheduled = readTicketmasterPage(
+      { _embedded: { events: [{ ...answer._embedded.events[2], id: "vvNoDate", dates: { start: {} } }] } },
+      "p",
+    );
+    expect(scheduled.skipped.map((s) => s.message)).toEqual(["event vvNoDate skipped: no start date"]);
   });
 
   test("an empty result page is an answer; a page of another shape is not", () => {

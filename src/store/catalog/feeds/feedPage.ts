@@ -38,6 +38,12 @@ export type FeedEvent = {
   place: string;
 };
 
+/**
+ * An event the page names without a date (Ticketmaster's date to be announced, often a postponed show):
+ * the import applies its status to the stored event, keeping the stored times, or skips it when unknown.
+ */
+export type UndatedEvent = Omit<FeedEvent, "startsAtLocal" | "endsAtLocal" | "timeUnknown">;
+
 /** Something of a page left out (a venue without coordinates and its events), with its place. */
 export type FeedNotice = { place: string; message: string };
 
@@ -45,6 +51,7 @@ export type FeedPage = {
   venues: FeedVenue[];
   performers: FeedPerformer[];
   events: FeedEvent[];
+  undated: UndatedEvent[];
   skipped: FeedNotice[];
 };
 

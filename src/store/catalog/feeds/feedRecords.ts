@@ -1,8 +1,9 @@
 import { eventInstants } from "../eventWindow.ts";
 import { parseLocalDateTime } from "../localTime.ts";
 import type { CatalogTransaction } from "../transaction.ts";
-import type { FeedEvent, FeedPage, FeedPerformer, FeedSource, FeedVenue } from "./feedPage.ts";
+import type { FeedEvent, FeedNotice, FeedPage, FeedPerformer, FeedSource, FeedVenue } from "./feedPage.ts";
 import { linkedShow, type ShowFacts } from "./linking.ts";
+import { datedEvents } from "./undatedEvents.ts";
 
 /**
  * Turns read answer pages into catalog records (docs/operations.md §3) inside the import's transaction,
@@ -18,6 +19,8 @@ export type FeedRecords = {
   places: string[];
   /** Events of this import matched to a show of another source, and not written. */
   linked: number;
+  /** Events named without a date that the catalog does not hold, with their places. */
+  skipped: FeedNotice[];
 };
 
 type Kind = "venue" | "performer" | "event";
@@ -153,13 +156,20 @@ export async function feedRecords(
 ): Promise<FeedRecords> {
   const venues = byKey(pages.flatMap((p) => p.venues));
   const performers = byKey(pages.flatMap((p) => p.performers));
-  const events = byKey(pages.flatMap((p) => p.events));
+  const named = byKey(pages.flatMap((p) => [...p.events, ...p.undated]));
   const keys = [
     ...[...venues.keys()].map((k) => ({ kind: "venue" as const, external_id: k })),
     ...[...performers.keys()].map((k) => ({ kind: "performer" as const, external_id: k })),
-    ...[...events.keys()].map((k) => ({ kind: "event" as const, external_id: k })),
+    ...[...named.keys()].map((k) => ({ kind: "event" as const, external_id: k })),
   ];
   const mappings = await knownMappings(tx, source, keys);
+  const storedIds = new Map(
+    [...named.keys()].flatMap((k) => {
+      const mapping = mappings.get(mapKey("event", k));
+      return mapping === undefined ? [] : [[k, mapping.id] as const];
+    }),
+  );
+  const { events, skipped } = await datedEvents(tx, named, storedIds);
   const unseen = [...events.values()].filter((e) => !mappings.has(mapKey("event", e.key)));
   const candidates: Map<string, Candidate[]> =
     unseen.length === 0 ? new Map() : await linkCandidates(tx, source, unseen);
@@ -176,10 +186,11 @@ export async function feedRecords(
   const linkedKeys = new Set(links.map((l) => l.external_id));
   const fresh = keys.filter(
     (k) =>
-      !mappings.has(mapKey(k.kind, k.external_id)) && !(k.kind === "event" && linkedKeys.has(k.external_id)),
+      !mappings.has(mapKey(k.kind, k.external_id)) &&
+      !(k.kind === "event" && (linkedKeys.has(k.external_id) || !events.has(k.external_id))),
   );
   await recordMappings(tx, source, fresh, links, mappings);
-  return recordsOf(venues, performers, events, mappings, links.length);
+  return { ...recordsOf(venues, performers, events, mappings, links.length), skipped };
 }
 
 function recordsOf(
@@ -188,9 +199,9 @@ function recordsOf(
   events: Map<string, FeedEvent>,
   mappings: Map<string, Mapping>,
   linked: number,
-): FeedRecords {
+): Omit<FeedRecords, "skipped"> {
   const idOf = (kind: Kind, key: string) => mappings.get(mapKey(kind, key)) ?? { id: 0, linked: false };
-  const records: FeedRecords = { lines: [], places: [], linked };
+  const records = { lines: [] as string[], places: [] as string[], linked };
   const add = (record: object, place: string) => {
     records.lines.push(JSON.stringify(record));
     records.places.push(place);

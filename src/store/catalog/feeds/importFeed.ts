@@ -28,7 +28,7 @@ export async function importFeed(
 ): Promise<FeedImportSuccess | FeedImportFailure> {
   const files = readFeedFiles(source, paths);
   if (files.errors.length > 0) return { ok: false, errors: files.errors, errorCount: files.errors.length };
-  let records: FeedRecords = { lines: [], places: [], linked: 0 };
+  let records: FeedRecords = { lines: [], places: [], linked: 0, skipped: [] };
   const report = await importCatalog(
     store,
     async (tx) => {
@@ -44,5 +44,6 @@ export async function importFeed(
     }));
     return { ok: false, errors, errorCount: report.errorCount };
   }
-  return { ...report, linked: records.linked, skipped: files.pages.flatMap((page) => page.skipped) };
+  const skipped = [...files.pages.flatMap((page) => page.skipped), ...records.skipped];
+  return { ...report, linked: records.linked, skipped };
 }

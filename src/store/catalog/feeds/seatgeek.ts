@@ -109,7 +109,7 @@ export function readSeatGeekPage(page: unknown, place: string): FeedPage {
   if (!isObject(page) || !Array.isArray(memberAt(page, "events"))) {
     throw new NotAnAnswer(place, `not a SeatGeek events answer (no events array)`);
   }
-  const read: FeedPage = { venues: [], performers: [], events: [], skipped: [] };
+  const read: FeedPage = { venues: [], performers: [], events: [], undated: [], skipped: [] };
   arrayAt(page, "events").forEach((event, index) => {
     const at = `${place} events[${index}]`;
     if (!isObject(event)) throw new NotAnAnswer(at, `expected an object`);

@@ -1,4 +1,4 @@
-import type { EventStatus } from "../eventStatus.ts";
+import { type EventStatus, MATCHABLE_STATUSES } from "../eventStatus.ts";
 import {
   arrayAt,
   coordinate,
@@ -24,6 +24,7 @@ import {
  * One answer page of the Ticketmaster Discovery API v2 event search (`GET /discovery/v2/events`), read
  * with the fields docs/operations.md §3 lists: `_embedded.events[]`, each with `dates`, `classifications`
  * and `_embedded.venues[]` / `_embedded.attractions[]`. An empty result page has `page` and no `_embedded`.
+ * The documentation's response structure names the venues `_embedded.venue[]`, so that name is read too.
  */
 
 const STATUSES: Record<string, EventStatus> = {
@@ -70,14 +71,21 @@ function performerOf(attraction: JsonObject, eventCategory: string | null, place
     key: requiredId(attraction, place),
     name: requiredName(attraction, "name", place),
     category: category(arrayAt(attraction, "classifications")) ?? eventCategory,
-    imageUrl: textAt(image, "url"),
+    // The documented structure also shows a single `image` object beside the `images` list.
+    imageUrl: textAt(image, "url") ?? textAt(objectAt(attraction, "image"), "url"),
   };
 }
 
-type When = Pick<FeedEvent, "startsAtLocal" | "endsAtLocal" | "status" | "timeUnknown">;
+/** `_embedded.venues[]`, or `_embedded.venue[]` as the documented response structure spells it. */
+function venueList(inner: JsonObject | null): unknown[] {
+  return Array.isArray(memberAt(inner, "venues")) ? arrayAt(inner, "venues") : arrayAt(inner, "venue");
+}
+
+/** `startsAtLocal` null: the page gives no start date (a date still to be announced has none). */
+type When = Pick<FeedEvent, "endsAtLocal" | "status" | "timeUnknown"> & { startsAtLocal: string | null };
 
 /** `dates`: the start, a multi-day event's end, the status, and what is still to be announced. */
-function whenOf(dates: JsonObject | null): When | null {
+function whenOf(dates: JsonObject | null): When {
   const start = objectAt(dates, "start");
   const code = textAt(objectAt(dates, "status"), "code")?.toLowerCase() ?? "onsale";
   let status = STATUSES[code] ?? "scheduled";
@@ -87,7 +95,7 @@ function whenOf(dates: JsonObject | null): When | null {
   const timeUnknown =
     dateOpen || flagAt(start, "timeTBA") || flagAt(start, "noSpecificTime") || localTime === null;
   const startsAtLocal = localDateTime(textAt(start, "localDate"), timeUnknown ? null : localTime);
-  if (startsAtLocal === null) return null;
+  if (startsAtLocal === null) return { startsAtLocal, endsAtLocal: null, status, timeUnknown };
   const end = objectAt(dates, "end");
   const endTime = timeUnknown || flagAt(end, "noSpecificTime") ? "23:59:59" : textAt(end, "localTime");
   const endsAtLocal = localDateTime(textAt(end, "localDate"), endTime ?? "23:59:59");
@@ -107,7 +115,7 @@ export function readTicketmasterPage(page: unknown, place: string): FeedPage {
   if (isObject(embedded) && !Array.isArray(memberAt(embedded, "events"))) {
     throw new NotAnAnswer(place, `_embedded.events: expected an array`);
   }
-  const read: FeedPage = { venues: [], performers: [], events: [], skipped: [] };
+  const read: FeedPage = { venues: [], performers: [], events: [], undated: [], skipped: [] };
   arrayAt(embedded, "events").forEach((event, index) => {
     const at = `${place} events[${index}]`;
     if (!isObject(event)) throw new NotAnAnswer(at, `expected an object`);
@@ -115,7 +123,7 @@ export function readTicketmasterPage(page: unknown, place: string): FeedPage {
     const name = requiredName(event, "name", at);
     const inner = objectAt(event, "_embedded");
     const venues: FeedVenue[] = [];
-    for (const venue of arrayAt(inner, "venues")) {
+    for (const venue of venueList(inner)) {
       if (!isObject(venue)) throw new NotAnAnswer(at, `_embedded.venues: expected objects`);
       const usable = venueOf(venue, at);
       if (usable === null) {
@@ -134,19 +142,13 @@ export function readTicketmasterPage(page: unknown, place: string): FeedPage {
       read.skipped.push({ place: at, message: `event ${key} skipped: no venue with usable coordinates` });
       return;
     }
-    const when = whenOf(objectAt(event, "dates"));
-    if (when === null) {
-      read.skipped.push({ place: at, message: `event ${key} skipped: no start date` });
-      return;
-    }
-    read.events.push({
-      key,
-      name,
-      venueKey: venue.key,
-      ...when,
-      performers: performers.map((p, i) => ({ key: p.key, isHeadliner: i === 0 })),
-      place: at,
-    });
+    const { startsAtLocal, endsAtLocal, status, timeUnknown } = whenOf(objectAt(event, "dates"));
+    const billed = performers.map((p, i) => ({ key: p.key, isHeadliner: i === 0 }));
+    const facts = { key, name, venueKey: venue.key, status, performers: billed, place: at };
+    if (startsAtLocal !== null) read.events.push({ ...facts, startsAtLocal, endsAtLocal, timeUnknown });
+    // A show with no date that is not to be matched still tells a stored event its new status.
+    else if (!MATCHABLE_STATUSES.includes(status)) read.undated.push(facts);
+    else read.skipped.push({ place: at, message: `event ${key} skipped: no start date` });
   });
   return read;
 }
