@@ -33,12 +33,12 @@ const CreateUserBody = openObject(
     partner_user_id: optionalText(255),
     first_name: optionalText(200),
     last_name: optionalText(200),
-    // Any JSON value: docs/api.md §3, a phone number never makes the call fail (see `phoneOf`).
+    // Any JSON value: docs/api.md §3, a phone number never makes the call fail (see `phoneOf`). The
+    // document names no type either, so a validating proxy lets through what the service accepts.
     phone_number: t.Optional(
       documentedAs(t.Unknown(), {
-        anyOf: [{ type: "string" }, { type: "null" }],
         description:
-          "At most 32 characters once trimmed; anything else (another type, longer, taken) is not stored, and the call still succeeds",
+          "Any JSON value: a string of at most 32 characters once trimmed is stored; anything else (null, another type, longer, taken) is not stored, and the call still succeeds",
       }),
     ),
     address: t.Optional(t.Union([Address, t.Null()])),

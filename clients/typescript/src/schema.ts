@@ -359,8 +359,8 @@ export interface components {
             partner_user_id?: string | null;
             first_name?: string | null;
             last_name?: string | null;
-            /** @description At most 32 characters once trimmed; anything else (another type, longer, taken) is not stored, and the call still succeeds */
-            phone_number?: string | null;
+            /** @description Any JSON value: a string of at most 32 characters once trimmed is stored; anything else (null, another type, longer, taken) is not stored, and the call still succeeds */
+            phone_number?: unknown;
             address?: components["schemas"]["Address"] | null;
         };
         /** UserCreated */
