@@ -10,7 +10,10 @@ import { route } from "./route.ts";
 import { UserPath } from "./userPaths.ts";
 import { openObject } from "./validation.ts";
 
+/** What a history request without the parameter gets, declared here for the handler and the document alike. */
 const DEFAULT_LIMIT = 25;
+const DEFAULT_INCLUDE_MEDIA = true;
+const DEFAULT_MIN_CONFIDENCE = 0;
 
 /**
  * Query values are matched as text (see `integerText`): docs/api.md §7 wants anything but a plain 1..100
@@ -20,11 +23,11 @@ const HistoryQuery = openObject({
   limit: t.Optional(integerText(1, 100, { default: DEFAULT_LIMIT, description: "Events per page" })),
   cursor: t.Optional(t.String({ description: "Opaque: the next_cursor of the previous page" })),
   include_media: t.Optional(
-    booleanText({ default: true, description: "false leaves each event's media out, for a lighter page" }),
+    booleanText({ default: DEFAULT_INCLUDE_MEDIA, description: "false leaves each event's media out, for a lighter page" }),
   ),
   min_confidence: t.Optional(
     decimalText(0, 1, {
-      default: 0,
+      default: DEFAULT_MIN_CONFIDENCE,
       description: "Leave out events whose confidence is below this (docs/api.md §15)",
     }),
   ),
@@ -90,9 +93,9 @@ export const historyRoute = route({
           userId,
           after: cursor === null ? null : decodeCursor(cursorSecret, userId, cursor),
           limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
-          includeMedia: query.include_media !== "false",
-          minConfidence:
-            query.min_confidence === undefined ? 0 : hundredthsAtLeast(Number(query.min_confidence)),
+          includeMedia:
+            query.include_media === undefined ? DEFAULT_INCLUDE_MEDIA : query.include_media === "true",
+          minConfidence: hundredthsAtLeast(Number(query.min_confidence ?? DEFAULT_MIN_CONFIDENCE)),
         },
       );
       if (page === null) throw userNotFound();
