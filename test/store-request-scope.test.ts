@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { RequestScope, withinScope } from "../src/store/requestScope.ts";
+import postgres from "postgres";
+import { RequestAbortedError, RequestScope, withinScope } from "../src/store/requestScope.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 
 let database: TestDatabase;
@@ -45,3 +46,44 @@ test("statements queued behind a called-off request's answer their own requests"
   // The connection is in step afterwards: a plain statement gets its own answer.
   expect(await store.rows(sql`select 'after' as v`)).toEqual([{ v: "after" }]);
 }, 30_000);
+
+/** Cancels, from outside the store, whatever runs on the backend whose statement holds `marker`. */
+async function cancelRunning(marker: string): Promise<void> {
+  const admin = postgres(database.url, { max: 1, onnotice: () => {} });
+  try {
+    for (let tries = 0; tries < 50; tries++) {
+      const [row] = await admin<{ cancelled: boolean }[]>`select pg_cancel_backend(pid) as cancelled
+        from pg_stat_activity where pid <> pg_backend_pid() and state = 'active' and query like ${`%${marker}%`}`;
+      if (row?.cancelled) return;
+      await sleep(20);
+    }
+    throw new Error(`no running statement holds ${marker}`);
+  } finally {
+    await admin.end();
+  }
+}
+
+test("a pooled statement stopped by a cancel its own request did not send is sent again and answers", async () => {
+  const staying = new RequestScope(60_000);
+  const answer = withinScope(staying, () =>
+    database.store.rows<{ tag: string }>(sql`select pg_sleep(0.3), 'stray-cancel' as tag`),
+  );
+  await cancelRunning("stray-cancel");
+  expect((await answer).map((row) => row.tag)).toEqual(["stray-cancel"]);
+  staying.end();
+});
+
+test("a statement its own request called off is not sent again", async () => {
+  const leaving = new RequestScope(60_000);
+  const answer = withinScope(leaving, () =>
+    database.store.rows(sql`select pg_sleep(0.3), 'own-cancel' as tag`),
+  );
+  await sleep(100);
+  leaving.abort("client_gone");
+  expect(
+    await answer.then(
+      () => null,
+      (error: unknown) => error,
+    ),
+  ).toBeInstanceOf(RequestAbortedError);
+});

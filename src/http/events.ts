@@ -23,7 +23,10 @@ const HistoryQuery = openObject({
   limit: t.Optional(integerText(1, 100, { default: DEFAULT_LIMIT, description: "Events per page" })),
   cursor: t.Optional(t.String({ description: "Opaque: the next_cursor of the previous page" })),
   include_media: t.Optional(
-    booleanText({ default: DEFAULT_INCLUDE_MEDIA, description: "false leaves each event's media out, for a lighter page" }),
+    booleanText({
+      default: DEFAULT_INCLUDE_MEDIA,
+      description: "false leaves each event's media out, for a lighter page",
+    }),
   ),
   min_confidence: t.Optional(
     decimalText(0, 1, {

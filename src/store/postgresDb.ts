@@ -6,7 +6,7 @@ import { migrateNamed, migrationsFolder, type OnMigration } from "./migrations.t
 import { answersWithin, counted, poolUse } from "./poolUse.ts";
 import { queryOf, type Runnable } from "./renderedStatement.ts";
 import { renewingPool } from "./renewingPool.ts";
-import { sentForRequest } from "./requestScope.ts";
+import { currentScope, sentForRequest } from "./requestScope.ts";
 import { guardedReservations, inTransaction } from "./reservedConnections.ts";
 import * as schema from "./schema/index.ts";
 import { type Fence, SERVING_HOST, standbyReads } from "./standbyReads.ts";
@@ -28,6 +28,26 @@ async function preparedRows<T>(
     await sentForRequest(() => client.unsafe(query.sql, query.params as never[], { prepare: true })),
   );
 }
+
+/**
+ * A pooled statement stopped by a cancel its own request did not ask for is sent once more. PostgreSQL's
+ * cancel request names a connection, not a statement: one meant for another request's statement that
+ * finished meanwhile stops the next on that connection (docs/architecture.md §10). A pooled statement runs
+ * alone, outside any transaction, so a cancelled one changed nothing and sending it again is safe.
+ */
+async function pooledRows<T>(client: postgres.Sql, statement: Runnable): Promise<T[]> {
+  try {
+    return await preparedRows<T>(client, statement);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== QUERY_CANCELED) throw error;
+    // Its own request's cancel: nothing more is sent for that request.
+    currentScope()?.throwIfAborted();
+    return preparedRows<T>(client, statement);
+  }
+}
+
+/** PostgreSQL's query_canceled: a cancel request, or a statement_timeout. */
+const QUERY_CANCELED = "57014";
 
 /**
  * Drizzle sends its statements through `unsafe()` with `prepare: false` (true only for its named
@@ -149,9 +169,8 @@ export async function openPostgres(
   const read = poolUse("read", sizes.read);
   const exports = poolUse("export", sizes.exports);
   const guardedClient = guardedReservations(client, main);
-  const rows = <T>(statement: Runnable) => counted(main, () => preparedRows<T>(client, statement));
-  const readOnPrimary = <T>(statement: Runnable) =>
-    counted(read, () => preparedRows<T>(readClient, statement));
+  const rows = <T>(statement: Runnable) => counted(main, () => pooledRows<T>(client, statement));
+  const readOnPrimary = <T>(statement: Runnable) => counted(read, () => pooledRows<T>(readClient, statement));
   // Standbys get pools like the primary's read and export pools: the same work, the same reasons.
   const standbyUse = poolUse("standby", sizes.read);
   const standbyExportUse = poolUse("standby_export", sizes.exports);
@@ -161,7 +180,7 @@ export async function openPostgres(
     const exported = connect(sizes.exports, DEFAULT_PIPELINE, EXPORT_POOL_RETIRE_SECONDS, standbyUrl);
     return standbyReads(
       { reads: reads.client, exports: guardedReservations(exported.client, standbyExportUse) },
-      (statement) => counted(standbyUse, () => preparedRows(reads.client, statement)),
+      (statement) => counted(standbyUse, () => pooledRows(reads.client, statement)),
       maxReadLagSeconds,
       rows,
       async () => {

@@ -29,7 +29,7 @@ export class RequestAbortedError extends Error {
 
 /**
  * Everything one request holds in the database, so that all of it is let go at once when the request
- * passes its deadline or its client goes away (docs/architecture.md §9): statements in flight are
+ * passes its deadline or its client goes away (docs/architecture.md §10): statements in flight are
  * cancelled, connections held for it (a transaction, an export's snapshot) are released, and any
  * statement it tries to send afterwards fails at once. The store finds the current request's scope
  * itself, so no route has to pass it along.
