@@ -12,7 +12,7 @@ import { logUnawaitedFailures } from "./observability/unawaited.ts";
 import type { MatchingEngine } from "./shards/engine.ts";
 import { startMatchingEngine } from "./shards/pollingEngine.ts";
 import { storeCatalogSource } from "./shards/source.ts";
-import { readCatalogHealth } from "./store/catalog/catalogHealth.ts";
+import { readCatalogProgress } from "./store/catalog/catalogHealth.ts";
 import { EmbeddedDatabaseBusyError, openStore } from "./store/db.ts";
 import { bootstrapDemo } from "./store/demo.ts";
 import { describeFailure } from "./store/failures.ts";
@@ -131,7 +131,7 @@ async function start(config: Config, logger: Logger): Promise<RunningService> {
   const cursorSecret = await cursorSecretOf(store, config.cursorSecret);
   const observed = observe(config, { store, engine, log });
   const catalogMetrics = new CatalogMetrics(observed.metrics.registry);
-  catalogMetrics.watchHealth(() => readCatalogHealth(store));
+  catalogMetrics.watchHealth(() => readCatalogProgress(store));
   // Kept items follow the catalog's corrections once this instance's index holds them (contract §15).
   const corrections = startCorrections(
     {

@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from "prom-client";
 
-/** What the catalog's health gauges read at each scrape (src/flows/corrections/catalogHealth.ts). */
+/** What the catalog's health gauges read at each scrape (src/store/catalog/catalogHealth.ts). */
 export type CatalogHealthReading = {
   version: number;
   importedAt: Date | null;
