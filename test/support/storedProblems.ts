@@ -5,10 +5,16 @@ import type { BatchRecord } from "./faultTraffic.ts";
 /**
  * What the database holds, checked against itself and against what the clients were told: each
  * history row's counts equal its media rows', each stored media list lists exactly its media rows in
- * order, every batch is stored whole or not at all, and every acknowledged batch is stored.
+ * order, every batch is stored whole or not at all, and every acknowledged batch is stored (unless
+ * `acknowledged` says they may be lost).
  * Returns the problems found (empty when all holds), a few of each kind.
  */
-export async function storedProblems(url: string, batches: readonly BatchRecord[]): Promise<string[]> {
+export async function storedProblems(
+  url: string,
+  batches: readonly BatchRecord[],
+  /** "may be lost": asynchronous replication's failover may lose acknowledged batches, whole. */
+  acknowledged: "kept" | "may be lost" = "kept",
+): Promise<string[]> {
   const client = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
   try {
     const counts = await client<
@@ -53,7 +59,7 @@ export async function storedProblems(url: string, batches: readonly BatchRecord[
     const sizeOf = new Map(batches.map((b) => [b.batchKey, b.ids.length]));
     const partial = [...perBatch].filter(([batch, count]) => count !== (sizeOf.get(batch) ?? count));
     const lost = batches
-      .filter((b) => b.outcome.kind === "answer" && b.outcome.status === 200)
+      .filter((b) => acknowledged === "kept" && b.outcome.kind === "answer" && b.outcome.status === 200)
       .filter((b) => b.ids.some((id) => !storedIds.has(id)));
 
     const few = <T>(items: T[], show: (item: T) => string) =>
