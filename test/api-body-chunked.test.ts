@@ -135,7 +135,9 @@ describe("a chunked body past 2 MiB", () => {
   });
 
   test("sent in one-byte chunks, a few bytes of framing each: refused as promptly", async () => {
-    expectPromptRefusal(await sendChunked(`/v1/users/${userId}/sync-complete`, oversized, 1, 0, false));
+    // A short pause per 64 KiB lets the client read the answer before writing on: data it writes after
+    // the service closed draws a reset, which discards an answer not yet read.
+    expectPromptRefusal(await sendChunked(`/v1/users/${userId}/sync-complete`, oversized, 1, 5, false));
   });
 });
 
