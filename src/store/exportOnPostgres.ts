@@ -13,7 +13,7 @@ import {
   userOf,
   userQuery,
 } from "./exportRows.ts";
-import { outsideRequests, RequestAbortedError } from "./requestScope.ts";
+import { currentScope, outsideRequests, RequestAbortedError } from "./requestScope.ts";
 import { type Fence, fenced, fromStandbyInTime, type StandbyReads } from "./standbyReads.ts";
 
 const dialect = new PgDialect();
@@ -146,6 +146,23 @@ async function snapshotOn(
 }
 
 /**
+ * The snapshot, opened once more when its first statements were stopped by a cancel this request did not
+ * send: closing an abandoned export cancels its page in PostgreSQL, and a cancel that arrives after that
+ * page finished stops whatever its connection runs next, the next export's opening (query_canceled, and
+ * its pipelined neighbour's aborted transaction). Nothing was read yet, so opening again is safe.
+ */
+async function openedSnapshot(...args: Parameters<typeof snapshotOn>): ReturnType<typeof snapshotOn> {
+  try {
+    return await snapshotOn(...args);
+  } catch (error) {
+    const { code } = error as { code?: unknown };
+    if (code !== "57014" && code !== "25P02") throw error;
+    currentScope()?.throwIfAborted();
+    return snapshotOn(...args);
+  }
+}
+
+/**
  * On PostgreSQL: the export's snapshot on the primary, which also holds the partner's slot (advisory
  * locks are each server's own, so only the primary's count across instances). With standbys, the
  * document is then read on one that holds the user at the primary's revision (standbyReads.ts), in a
@@ -157,7 +174,7 @@ export async function openOnPostgres(
   partnerId: string,
   userId: string,
 ): Promise<UserExport | ExportRefusal> {
-  const opened = await snapshotOn(primary, partnerId, userId, null);
+  const opened = await openedSnapshot(primary, partnerId, userId, null);
   if (typeof opened === "string" || standby === null) return opened;
   const client = standby.exportClient();
   if (client === null) {
@@ -167,7 +184,7 @@ export async function openOnPostgres(
   try {
     const fence = { revision: opened.revision, maxLagSeconds: standby.maxLagSeconds };
     // A snapshot that opens too late is closed as soon as it comes.
-    const there = await fromStandbyInTime(snapshotOn(client, partnerId, userId, fence), (late) => {
+    const there = await fromStandbyInTime(openedSnapshot(client, partnerId, userId, fence), (late) => {
       if (typeof late !== "string") void late.close().catch(() => {});
     });
     if (there === "late") {
