@@ -13,7 +13,8 @@ import {
   userOf,
   userQuery,
 } from "./exportRows.ts";
-import { currentScope, outsideRequests, RequestAbortedError } from "./requestScope.ts";
+import { stoppedByStrayCancel } from "./failures.ts";
+import { outsideRequests, RequestAbortedError } from "./requestScope.ts";
 import { type Fence, fenced, fromStandbyInTime, type StandbyReads } from "./standbyReads.ts";
 
 const dialect = new PgDialect();
@@ -155,9 +156,7 @@ async function openedSnapshot(...args: Parameters<typeof snapshotOn>): ReturnTyp
   try {
     return await snapshotOn(...args);
   } catch (error) {
-    const { code } = error as { code?: unknown };
-    if (code !== "57014" && code !== "25P02") throw error;
-    currentScope()?.throwIfAborted();
+    if (!stoppedByStrayCancel(error)) throw error;
     return snapshotOn(...args);
   }
 }

@@ -1,5 +1,5 @@
 import { DrizzleQueryError } from "drizzle-orm";
-import { RequestAbortedError } from "./requestScope.ts";
+import { currentScope, RequestAbortedError } from "./requestScope.ts";
 
 /**
  * Failures as the logs and start-up messages show them. The store's failures are wrapped query
@@ -78,4 +78,27 @@ export function isCalledOff(error: unknown): boolean {
     link = link.cause;
   }
   return false;
+}
+
+/**
+ * Whether a statement was stopped by a cancel its own request did not send (docs/architecture.md §10):
+ * PostgreSQL's cancel names a connection, so one meant for a statement that had just finished stops the
+ * next on that connection (query_canceled, and a pipelined neighbour's aborted transaction). Throws the
+ * request's RequestAbortedError when the cancel was its own.
+ */
+export function stoppedByStrayCancel(error: unknown): boolean {
+  const state = sqlStateOf(error);
+  if (state !== "57014" && state !== "25P02") return false;
+  currentScope()?.throwIfAborted();
+  return true;
+}
+
+/** The SQLSTATE of a database error, whether the driver threw it or Drizzle wrapped it. */
+export function sqlStateOf(error: unknown): string | undefined {
+  for (let cause = error; typeof cause === "object" && cause !== null; ) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return undefined;
 }

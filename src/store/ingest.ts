@@ -12,9 +12,10 @@ import {
 import { confidenceCtes, confidenceValue } from "./confidenceSql.ts";
 import type { Store } from "./db.ts";
 import { type AttendedRow, attendedEventsQuery, mediaListAggregate } from "./eventDetails.ts";
+import { sqlStateOf } from "./failures.ts";
 import { writeKeepingNothing } from "./keepingNothing.ts";
 import { renderedOnce, type Slots } from "./renderedStatement.ts";
-import { inOneRoundTrip, sqlStateOf } from "./roundTrip.ts";
+import { inOneRoundTrip } from "./roundTrip.ts";
 
 export type { BatchWrite, KeptMedia };
 

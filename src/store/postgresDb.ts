@@ -1,12 +1,13 @@
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { stoppedByStrayCancel } from "./failures.ts";
 import { applyLiveSql } from "./liveSql.ts";
 import { migrateNamed, migrationsFolder, type OnMigration } from "./migrations.ts";
 import { answersWithin, counted, poolUse } from "./poolUse.ts";
 import { queryOf, type Runnable } from "./renderedStatement.ts";
 import { renewingPool } from "./renewingPool.ts";
-import { currentScope, sentForRequest } from "./requestScope.ts";
+import { sentForRequest } from "./requestScope.ts";
 import { guardedReservations, inTransaction } from "./reservedConnections.ts";
 import * as schema from "./schema/index.ts";
 import { type Fence, SERVING_HOST, standbyReads } from "./standbyReads.ts";
@@ -30,24 +31,17 @@ async function preparedRows<T>(
 }
 
 /**
- * A pooled statement stopped by a cancel its own request did not ask for is sent once more. PostgreSQL's
- * cancel request names a connection, not a statement: one meant for another request's statement that
- * finished meanwhile stops the next on that connection (docs/architecture.md §10). A pooled statement runs
- * alone, outside any transaction, so a cancelled one changed nothing and sending it again is safe.
+ * A pooled statement stopped by a cancel its own request did not ask for is sent once more: a pooled
+ * statement runs alone, outside any transaction, so a cancelled one changed nothing.
  */
 async function pooledRows<T>(client: postgres.Sql, statement: Runnable): Promise<T[]> {
   try {
     return await preparedRows<T>(client, statement);
   } catch (error) {
-    if ((error as { code?: unknown }).code !== QUERY_CANCELED) throw error;
-    // Its own request's cancel: nothing more is sent for that request.
-    currentScope()?.throwIfAborted();
+    if (!stoppedByStrayCancel(error)) throw error;
     return preparedRows<T>(client, statement);
   }
 }
-
-/** PostgreSQL's query_canceled: a cancel request, or a statement_timeout. */
-const QUERY_CANCELED = "57014";
 
 /**
  * Drizzle sends its statements through `unsafe()` with `prepare: false` (true only for its named

@@ -2,16 +2,6 @@ import type { Store } from "./db.ts";
 import { queryOf, type Runnable } from "./renderedStatement.ts";
 import { outsideRequests } from "./requestScope.ts";
 
-/** The SQLSTATE of a database error, whether the driver threw it or Drizzle wrapped it. */
-export function sqlStateOf(error: unknown): string | undefined {
-  for (let cause = error; typeof cause === "object" && cause !== null; ) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-    cause = (cause as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
 /**
  * Runs `statements` in order as one transaction and returns each one's rows. On PostgreSQL the whole
  * transaction (BEGIN, the statements, COMMIT) goes out in one write on a reserved connection and comes
