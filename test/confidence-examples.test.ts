@@ -140,13 +140,36 @@ describe("routine spots", () => {
     expect(routineFlags(apart, venue).some(Boolean)).toBe(false);
   });
 
-  test("spotCell: null inside the core, else the cell on a grid anchored at the venue", () => {
+  test("spotCell: the cell on a grid anchored at the venue, and whether the item lies in the core", () => {
     const core = Math.max(CONFIDENCE.coreMinM, CONFIDENCE.coreShare * venue.radiusM);
-    expect(spotCell(place(core - 1, 0, 1), venue)).toBeNull();
+    expect(spotCell(place(core - 1, 0, 1), venue)).toEqual({
+      row: Math.floor((core - 1) / CONFIDENCE.spotM),
+      column: 0,
+      inCore: true,
+    });
     expect(spotCell(place(0, -(core + 1), 1), venue)).toEqual({
       row: 0,
       column: Math.floor(-(core + 1) / CONFIDENCE.spotM),
+      inCore: false,
     });
+  });
+
+  test("a spot whose items lie mostly outside the core is a routine, its items in the core too", () => {
+    const core = Math.max(CONFIDENCE.coreMinM, CONFIDENCE.coreShare * venue.radiusM);
+    // A home 20 m past the core's edge whose fixes stray 40 m either way: some land in the core.
+    const home = events(8).flatMap((id) => [
+      place(core + 20, 0, id),
+      place(core + 60, 0, id),
+      place(core - 20, 0, id),
+    ]);
+    expect(routineFlags(home, venue).every(Boolean)).toBe(true);
+    // A seat 20 m inside the edge: its strays outside are the seat's, not a home's.
+    const seat = events(8).flatMap((id) => [
+      place(core - 20, 0, id),
+      place(core - 60, 0, id),
+      place(core + 20, 0, id),
+    ]);
+    expect(routineFlags(seat, venue).some(Boolean)).toBe(false);
   });
 
   test("across the antimeridian a spot is still one spot", () => {

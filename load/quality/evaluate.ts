@@ -139,9 +139,9 @@ export function coreEvidence(
       photo,
       { latitude: venue.latitude, longitude: venue.longitude, radiusM },
       parameters,
-    );
+    ).inCore;
     const events = inCore.get(photo.user) ?? new Map<number, boolean>();
-    events.set(candidate.event.id, (events.get(candidate.event.id) ?? false) || core === null);
+    events.set(candidate.event.id, (events.get(candidate.event.id) ?? false) || core);
     inCore.set(photo.user, events);
   });
   const counts: CoreEvidence = { attended: 0, attendedWithoutCore: 0, notAttendedWithCore: 0 };

@@ -87,7 +87,7 @@ export function confidenceRanker(
             return {
               ...itemPlace(item.photo, a.venue, a.event, settings),
               takenAtMs: item.photo.takenAtMs,
-              inCore: spotCell(item.photo, core, parameters) === null,
+              inCore: spotCell(item.photo, core, parameters).inCore,
               routine: routine.has(item),
             };
           });

@@ -40,11 +40,13 @@ import { timeGap } from "../shards/score.ts";
  * confidence never falls when one of those grows and the routine flags stay as they are. An item's own
  * confidence is that of an event holding it alone.
  *
- * Routine: an item outside the venue's core (the larger of coreMinM and coreShare of the radius)
- * from a spot (its cell and the eight around it, on a grid of spotM squares anchored at the venue's
- * centre) where the user's kept items at that venue fall on at least routineEvents different events:
- * a home or a workplace inside the radius, photographed on many event nights. Inside the core (the
- * stands, the hall) a spot used again and again is a season ticket.
+ * Routine: a spot (an item's cell and the eight around it, on a grid of spotM squares anchored at the
+ * venue's centre) where the user's kept items at that venue fall on at least routineEvents different
+ * events, and most of them lie outside the venue's core (the larger of coreMinM and coreShare of the
+ * radius): a home or a workplace inside the radius, photographed on many event nights. Every item of
+ * such a spot is routine, an item whose GPS fix strayed into the core too; a spot whose items lie mostly
+ * in the core (the stands, the hall) used again and again is a season ticket, and none of its items is.
+ * A routine item counts as outside the core, at routineWeight.
  */
 
 export type ConfidenceParameters = {
@@ -157,8 +159,8 @@ export function itemConfidence(
 
 export type Spot = { row: number; column: number };
 
-/** What a store keeps of a matched item: its weight, and its spot cell (null inside the venue's core). */
-export type ItemScore = { weight: number; spot: Spot | null };
+/** What a store keeps of a matched item: its weight, its spot cell, and whether it lies in the venue's core. */
+export type ItemScore = { weight: number; spot: Spot; inCore: boolean };
 
 /** An item's weight and spot against the event it matched, with the catalog's facts as they are now. */
 export function scoreItem(
@@ -174,28 +176,29 @@ export function scoreItem(
   settings: PlaceSettings,
 ): ItemScore {
   const event = { startsAtMs: item.startsAtMs, endsAtMs: item.endsAtMs };
-  return {
-    weight: itemWeight(itemPlace(item, item.venue, event, settings)),
-    // A venue without a radius of its own has the matching radius: its core is measured from that.
-    spot: spotCell(item, { ...item.venue, radiusM: item.venue.radiusM ?? settings.radiusM }),
-  };
+  // A venue without a radius of its own has the matching radius: its core is measured from that.
+  const { row, column, inCore } = spotCell(item, { ...item.venue, radiusM: item.venue.radiusM ?? settings.radiusM });
+  return { weight: itemWeight(itemPlace(item, item.venue, event, settings)), spot: { row, column }, inCore };
 }
 
 /**
- * An item's cell on a grid of spotM squares anchored at the venue's centre, or null inside the core.
- * Cells, not distances between items, so a store can keep one row per (cell, event) and read a spot's
- * events with one range lookup.
+ * An item's cell on a grid of spotM squares anchored at the venue's centre, and whether it lies in the
+ * venue's core. Cells, not distances between items, so a store can keep one row per (cell, event) and
+ * read a spot's events with one range lookup.
  */
 export function spotCell(
   item: { latitude: number; longitude: number },
   venue: { latitude: number; longitude: number; radiusM: number },
   p: ConfidenceParameters = CONFIDENCE,
-): { row: number; column: number } | null {
+): Spot & { inCore: boolean } {
   const metresPerDegree = (EARTH_RADIUS_M * Math.PI) / 180;
   // Across the antimeridian when that way is shorter.
   const dLng = ((((item.longitude - venue.longitude + 180) % 360) + 360) % 360) - 180;
   const north = (item.latitude - venue.latitude) * metresPerDegree;
   const east = dLng * metresPerDegree * Math.cos((venue.latitude * Math.PI) / 180);
-  if (Math.hypot(north, east) <= Math.max(p.coreMinM, p.coreShare * venue.radiusM)) return null;
-  return { row: Math.floor(north / p.spotM), column: Math.floor(east / p.spotM) };
+  return {
+    row: Math.floor(north / p.spotM),
+    column: Math.floor(east / p.spotM),
+    inCore: Math.hypot(north, east) <= Math.max(p.coreMinM, p.coreShare * venue.radiusM),
+  };
 }

@@ -36,7 +36,8 @@ export function rawEventConfidence(
   let last = Number.NEGATIVE_INFINITY;
   for (const item of items) {
     const weight = itemWeight(item, p);
-    if (item.inCore) {
+    // A routine item counts as outside the core wherever its fix fell.
+    if (item.inCore && !item.routine) {
       inside += weight;
       anyInside = true;
     } else {
@@ -72,8 +73,8 @@ export function eventConfidence(
 export type VenueItem = { eventId: number; latitude: number; longitude: number };
 
 /**
- * Which of a user's kept items at one venue are routine: outside the core, with the 3 × 3 cells
- * around the item's own holding kept items of at least routineEvents different events.
+ * Which of a user's kept items at one venue are routine: those whose cell and the eight around it hold
+ * kept items of at least routineEvents different events, most of those items outside the core.
  */
 export function routineFlags(
   items: readonly VenueItem[],
@@ -83,30 +84,34 @@ export function routineFlags(
   const cells = items.map((item) => spotCell(item, venue, p));
   // Cells lie within radius / spotM of the venue (10,000 at a 10 km radius and 1 m cells): keys never collide.
   const key = (row: number, column: number) => row * 100_000 + column;
-  const eventsByCell = new Map<number, Set<number>>();
+  type Tally = { events: Set<number>; items: number; inCore: number };
+  const byCell = new Map<number, Tally>();
   cells.forEach((cell, i) => {
-    if (cell === null) return;
     const at = key(cell.row, cell.column);
-    const events = eventsByCell.get(at) ?? new Set<number>();
-    events.add((items[i] as VenueItem).eventId);
-    eventsByCell.set(at, events);
+    const tally = byCell.get(at) ?? { events: new Set<number>(), items: 0, inCore: 0 };
+    tally.events.add((items[i] as VenueItem).eventId);
+    tally.items++;
+    if (cell.inCore) tally.inCore++;
+    byCell.set(at, tally);
   });
-  // Items of one cell share the answer; counting stops at routineEvents.
-  const answers = new Map<number, boolean>();
   const routineAround = (row: number, column: number): boolean => {
     const events = new Set<number>();
+    let all = 0;
+    let inCore = 0;
     for (let dr = -1; dr <= 1; dr++) {
       for (let dc = -1; dc <= 1; dc++) {
-        for (const id of eventsByCell.get(key(row + dr, column + dc)) ?? []) {
-          events.add(id);
-          if (events.size >= p.routineEvents) return true;
-        }
+        const tally = byCell.get(key(row + dr, column + dc));
+        if (tally === undefined) continue;
+        for (const id of tally.events) events.add(id);
+        all += tally.items;
+        inCore += tally.inCore;
       }
     }
-    return false;
+    return events.size >= p.routineEvents && 2 * inCore < all;
   };
+  // Items of one cell share the answer.
+  const answers = new Map<number, boolean>();
   return cells.map((cell) => {
-    if (cell === null) return false;
     const at = key(cell.row, cell.column);
     let answer = answers.get(at);
     if (answer === undefined) {
