@@ -48,6 +48,7 @@ describe("the API reference's worked examples (radius 500 m, 120 min before, 60 
     ],
     ["one photo 300 m out during the show", [at(300, 60)], 0.25],
     ["the same photo from a routine spot", [at(300, 60, true)], 0.05],
+    ["a routine spot's photo whose fix strayed into the core (90 m out)", [at(90, 60, true)], 0.11],
     ["a hotel guest: five photos from a room 250 m out through the show", hotel, 0.45],
     ["a bar regular: four photos from a bar 350 m out through the game", bar, 0.45],
     ["the same bar on a routine night", bar.map((item) => ({ ...item, routine: true })), 0.17],

@@ -13,9 +13,9 @@ import { timeGap } from "../shards/score.ts";
  *               1 − afterLoss × share, where share = time distance / padding (0 to 1)
  *
  * An event's evidence adds the weights of the user's kept items there and the share of the event's
- * duration that its non-routine items span. Items in the venue's core count in full; the evidence of
- * items outside it (a routine item at routineWeight of its weight), and the span when no item is in the
- * core, saturates at outsideCap: a hotel room, a bar or a flat near the venue is a bystander's as often
+ * duration that its non-routine items span. Items in the venue's core that are not routine count in
+ * full; the evidence of the others (a routine item at routineWeight of its weight), and the span when no
+ * item counts as in the core, saturates at outsideCap: a hotel room, a bar or a flat near the venue is a bystander's as often
  * as a fan's, and no number of photos from there reaches what one in the stands gives:
  *
  *   evidence   = itemEvidence × Σ inside + spanEvidence × span
@@ -27,9 +27,9 @@ import { timeGap } from "../shards/score.ts";
  * An event whose time is unknown spans its venue's whole day: an item inside it says less about the show
  * than one inside a timed show's hours, so its evidence counts at timeUnknownShare (docs/api.md §15).
  *
- * An item's weight and spot cell are worked out here when it is matched (and by the backfill); the
- * sums, routine spots and span of a user's events are computed beside the rows, by one definition in
- * src/store/confidenceSql.ts.
+ * An item's weight, spot cell and place in or out of the core are worked out here when it is matched
+ * (and by the backfill); the sums, routine spots and span of a user's events are computed beside the
+ * rows, by one definition in src/store/confidenceSql.ts.
  *
  * Closeness falls over the first part of the radius only (closeShare to floorShare): an audience is in
  * the building, near the venue's point, and a photo past floorShare of the radius is as likely a home, a
