@@ -56,7 +56,10 @@ if (!venue) throw new Error("the database holds no licensed events");
 const events = await client<{ id: number; starts_at: Date }[]>`
   select id, starts_at from events where licensed and venue_id = ${venue.id} order by id limit 40`;
 
-/** `n` items at `events[at]`; those where `outside(i)` holds outside the core, on six neighbouring cells. */
+/**
+ * `n` items at `events[at]`; those where `outside(i)` holds outside the core, on six neighbouring cells,
+ * the others in the core, on the centre's cell.
+ */
 function items(prefix: string, at: number, n: number, outside: (i: number) => boolean): KeptMedia[] {
   const event = events[at];
   if (!event) throw new Error(`no event ${at}`);
@@ -74,7 +77,8 @@ function items(prefix: string, at: number, n: number, outside: (i: number) => bo
     deviceMake: "Apple",
     deviceModel: "iPhone 15 Pro",
     deviceLensModel: null,
-    spot: outside(i) ? { row: 2 + (i % 2), column: -3 + (i % 3) } : null,
+    spot: outside(i) ? { row: 2 + (i % 2), column: -3 + (i % 3) } : { row: 0, column: 0 },
+    inCore: !outside(i),
     weight: 0.4 + (i % 6) / 10,
   }));
 }

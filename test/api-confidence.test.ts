@@ -61,7 +61,7 @@ function expectedAt(n: number, items: { takenAt: string; where: typeof CENTRE }[
   const event = { startsAtMs: startMs(n), endsAtMs: startMs(n) + 3 * 3_600_000 };
   const placed: EventItem[] = items.map(({ takenAt, where }) => {
     const takenAtMs = Date.parse(takenAt);
-    const inCore = spotCell(where, VENUE) === null;
+    const { inCore } = spotCell(where, VENUE);
     return {
       ...itemPlace({ ...where, takenAtMs }, VENUE, event, SETTINGS),
       takenAtMs,

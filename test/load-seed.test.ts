@@ -125,23 +125,37 @@ describe("data-scale seeding", () => {
     const snapshot = () =>
       server.store.rows(sql`
         select 'media' as kind, user_id::text, media_id as id, weight::text as value,
-               concat_ws(',', spot_row, spot_col) as more
+               concat_ws(',', spot_row, spot_col, in_core) as more
         from media
         union all
         select 'history', user_id::text, event_id::text, confidence::text, null from user_events
         union all
-        select 'spot', user_id::text, concat_ws(',', venue_id, spot_row, spot_col, event_id), items::text, null
+        select 'spot', user_id::text, concat_ws(',', venue_id, spot_row, spot_col, event_id), items::text,
+               core_items::text
         from user_venue_spots
         order by 1, 2, 3`);
     const seeded = await snapshot();
-    const [gaps] = await server.store.rows<{ items: number; rows: number; spots: number }>(sql`
+    const [gaps] = await server.store.rows<{
+      items: number;
+      rows: number;
+      spots: number;
+      cells: number;
+      core: number;
+      outside: number;
+    }>(sql`
       select (select count(*)::int from media where weight is null) as items,
              (select count(*)::int from user_events where confidence is null) as rows,
-             (select count(*)::int from user_venue_spots) as spots`);
+             (select count(*)::int from user_venue_spots) as spots,
+             (select count(*)::int from media where spot_row is null or in_core is null) as cells,
+             (select coalesce(sum(core_items), 0)::int from user_venue_spots) as core,
+             (select coalesce(sum(items - core_items), 0)::int from user_venue_spots) as outside`);
     expect(gaps?.items).toBe(0);
     expect(gaps?.rows).toBe(0);
-    // Items outside the venues' cores exist, or the spot rows would be compared empty.
+    // Every seeded item has its cell, and some lie in a venue's core and some outside it.
     expect(gaps?.spots).toBeGreaterThan(0);
+    expect(gaps?.cells).toBe(0);
+    expect(gaps?.core).toBeGreaterThan(0);
+    expect(gaps?.outside).toBeGreaterThan(0);
     // Every item placed again from what is stored, every spot row and confidence rebuilt.
     const counts = await backfillConfidence(server.store, settings, { replace: true });
     expect(counts.items).toBe(KEPT);

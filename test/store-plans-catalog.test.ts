@@ -53,9 +53,10 @@ beforeAll(async () => {
     from generate_series(1, ${USERS}) u`);
   await store.rows(sql`
     insert into media (user_id, media_id, event_id, venue_id, taken_at, latitude, longitude, media_type,
-                       spot_row, spot_col, weight)
+                       spot_row, spot_col, in_core, weight)
     select ('00000000-0000-4000-8000-' || lpad(u::text, 12, '0'))::uuid, 'IMG_' || u || '_' || k || '_' || i,
-           ${FIRST_EVENT} + (u * 97 + k * 13) % ${EVENTS}, 1, now(), 40.75, -73.99, 'photo', i % 5, i % 3, 1
+           ${FIRST_EVENT} + (u * 97 + k * 13) % ${EVENTS}, 1, now(), 40.75, -73.99, 'photo', i % 5, i % 3,
+           i % 5 = 0, 1
     from generate_series(1, ${USERS}) u, generate_series(1, ${EVENTS_PER_USER}) k,
          generate_series(1, ${ITEMS_PER_EVENT}) i`);
   await store.rows(sql`
@@ -64,8 +65,9 @@ beforeAll(async () => {
     select m.user_id, m.event_id, e.starts_at, e.starts_at_local, e.venue_id, e.licensed, count(*), count(*)
     from media m join events e on e.id = m.event_id group by 1, 2, 3, 4, 5, 6`);
   await store.rows(sql`
-    insert into user_venue_spots (user_id, venue_id, spot_row, spot_col, event_id, items)
-    select user_id, venue_id, spot_row, spot_col, event_id, count(*) from media group by 1, 2, 3, 4, 5`);
+    insert into user_venue_spots (user_id, venue_id, spot_row, spot_col, event_id, items, core_items)
+    select user_id, venue_id, spot_row, spot_col, event_id, count(*), count(*) filter (where in_core)
+    from media group by 1, 2, 3, 4, 5`);
   await store.rows(sql`analyze`);
 });
 

@@ -142,11 +142,11 @@ function* mediaLines(
           startsAtMs: event.startsAtMs,
           endsAtMs: event.endsAtMs,
         };
-        const { weight, spot } = scoreItem({ ...item, venue }, settings);
+        const { weight, spot, inCore } = scoreItem({ ...item, venue }, settings);
         yield `${user.id}\t${mediaId}\t${event.id}\t${venue.id}\t${new Date(takenAtMs).toISOString()}\t` +
           `${item.latitude}\t${item.longitude}\t${video ? "video" : "photo"}\t` +
           `${file}\t${video ? random.int(3, 180) : "\\N"}\t${thumbnail}\tApple\tiPhone 15 Pro\t\\N\t` +
-          `${weight}\t${spot?.row ?? "\\N"}\t${spot?.column ?? "\\N"}\n`;
+          `${weight}\t${spot.row}\t${spot.column}\t${inCore ? "t" : "f"}\n`;
       }
       counts.push({ eventId: event.id, media: times.length, videos });
     }
@@ -198,7 +198,8 @@ export async function seedKeptItems(
     await copy(
       connection,
       "media (user_id, media_id, event_id, venue_id, taken_at, latitude, longitude, media_type, filename, " +
-        "duration_seconds, thumbnail_url, device_make, device_model, device_lens_model, weight, spot_row, spot_col)",
+        "duration_seconds, thumbnail_url, device_make, device_model, device_lens_model, weight, spot_row, " +
+        "spot_col, in_core)",
       chunked(mediaLines(random, users, venues, options.settings, userEventLines), options.onProgress),
     );
     // user_events copies facts of its event (start, local start, venue, licence): they come from the

@@ -177,7 +177,10 @@ export function scoreItem(
 ): ItemScore {
   const event = { startsAtMs: item.startsAtMs, endsAtMs: item.endsAtMs };
   // A venue without a radius of its own has the matching radius: its core is measured from that.
-  const { row, column, inCore } = spotCell(item, { ...item.venue, radiusM: item.venue.radiusM ?? settings.radiusM });
+  const { row, column, inCore } = spotCell(item, {
+    ...item.venue,
+    radiusM: item.venue.radiusM ?? settings.radiusM,
+  });
   return { weight: itemWeight(itemPlace(item, item.venue, event, settings)), spot: { row, column }, inCore };
 }
 

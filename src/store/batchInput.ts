@@ -23,8 +23,10 @@ export type KeptMedia = {
   deviceMake: string | null;
   deviceModel: string | null;
   deviceLensModel: string | null;
-  /** The item's spot cell against the venue (`spotCell`), null inside the venue's core. */
-  spot?: { row: number; column: number } | null;
+  /** The item's spot cell against the venue (`spotCell`). */
+  spot?: { row: number; column: number };
+  /** Whether the item lies in the venue's core (`spotCell`). */
+  inCore?: boolean;
   /**
    * The item's confidence weight against the event (`itemWeight`). Every batch of the API sends it;
    * without it (fixtures that write media directly) the item counts toward its event's span only.
@@ -57,12 +59,25 @@ const DEFAULT_DURATION_MINUTES = 300;
  */
 type KeptColumnSpec = {
   column: string;
-  /** The member as the partner sent it; absent for what placing the item derives (event, spot, weight). */
+  /**
+   * The member as the partner sent it; absent for what placing the item derives (event, spot, core flag,
+   * weight).
+   */
   member?: keyof KeptMedia;
-  sent: "text" | "int" | "float8";
+  sent: "text" | "int" | "float8" | "bool";
   stored?: "timestamptz";
   pick: (m: KeptMedia) => unknown;
 };
+
+/**
+ * A boolean of an array parameter, which travels as text and is cast on arrival (`::text[]::bool[]`):
+ * the PostgreSQL driver declares an array whose first element is a boolean a single boolean.
+ */
+export const booleanParam = (value: boolean | undefined): string | null =>
+  value === undefined ? null : String(value);
+
+/** The array type a member's parameter is cast to: a boolean's via text (`booleanParam`). */
+const arrayCast = (sent: KeptColumnSpec["sent"]) => sql.raw(sent === "bool" ? "text[]::bool[]" : `${sent}[]`);
 
 const KEPT_COLUMNS = {
   mediaIds: { column: "media_id", member: "mediaId", sent: "text", pick: (m) => m.mediaId },
@@ -101,6 +116,7 @@ const KEPT_COLUMNS = {
   },
   spotRows: { column: "spot_row", sent: "int", pick: (m) => m.spot?.row ?? null },
   spotColumns: { column: "spot_col", sent: "int", pick: (m) => m.spot?.column ?? null },
+  inCores: { column: "in_core", sent: "bool", pick: (m) => booleanParam(m.inCore) },
   weights: { column: "weight", sent: "float8", pick: (m) => m.weight ?? null },
 } satisfies Record<string, KeptColumnSpec>;
 type KeptColumn = keyof typeof KEPT_COLUMNS;
@@ -128,11 +144,13 @@ export const sentColumns = {
     }),
   ),
   /** A row of `select` as the members a batch would have sent. */
-  members(row: Record<string, unknown>): Omit<KeptMedia, "eventId" | "venueId" | "spot" | "weight"> {
+  members(
+    row: Record<string, unknown>,
+  ): Omit<KeptMedia, "eventId" | "venueId" | "spot" | "inCore" | "weight"> {
     const members: Record<string, unknown> = {};
     for (const [, spec] of keptEntries)
       if (spec.member !== undefined) members[spec.member] = row[spec.column];
-    return members as Omit<KeptMedia, "eventId" | "venueId" | "spot" | "weight">;
+    return members as Omit<KeptMedia, "eventId" | "venueId" | "spot" | "inCore" | "weight">;
   },
 };
 
@@ -141,7 +159,7 @@ export const keptColumns = {
   /** The rows the batch keeps, typed as stored: `select * from unnest(...) as i(...)`. */
   incoming: (slots: Slots<BatchSlot>) =>
     sql`select * from unnest(${list(
-      keptEntries.map(([slot, spec]) => sql`${slots[slot]}::${sql.raw(spec.sent)}[]`),
+      keptEntries.map(([slot, spec]) => sql`${slots[slot]}::${arrayCast(spec.sent)}`),
     )}) as i(${list(keptEntries.map(([, spec]) => column(spec)))})`,
   /** The stored columns, in the order `values` gives them. */
   names: list(keptEntries.map(([, spec]) => column(spec))),

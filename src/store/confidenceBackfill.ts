@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
 import { type ItemScore, scoreItem } from "../confidence/confidence.ts";
 import type { MatchSettings } from "../shards/matcher.ts";
-import { userConfidenceUpdate } from "./confidenceSql.ts";
+import { booleanParam } from "./batchInput.ts";
+import { inCore, userConfidenceUpdate } from "./confidenceSql.ts";
 import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
 
 /**
@@ -14,7 +15,8 @@ import { ATTENDANCE_COPIES_LOCK, type Store } from "./db.ts";
  *
  * With `replace`, every item is placed again against the catalog as it is now: a catalog import that
  * moved an event's start or venue leaves the weights of the items matched before it as they were (as it
- * leaves the matches, docs/api.md §5); this brings them up to date.
+ * leaves the matches, docs/api.md §5); this brings them up to date, and gives the items kept in the
+ * core before in-core items had spot cells their cell, so the spots at the core's edge count them.
  */
 
 type ItemRow = {
@@ -44,7 +46,7 @@ async function usersToFill(store: Store, replace: boolean): Promise<string[]> {
   return rows.map((row) => row.user_id);
 }
 
-/** An item's weight and spot worked out from the catalog's facts as they are now. */
+/** An item's weight, spot cell and core flag worked out from the catalog's facts as they are now. */
 function place(row: ItemRow, settings: MatchSettings): ItemScore & { mediaId: string } {
   const score = scoreItem(
     {
@@ -90,21 +92,25 @@ async function fillUser(
     if (placed.length > 0) {
       await tx.rows(
         sql`
-        update media m set weight = u.weight, spot_row = u.spot_row, spot_col = u.spot_col
+        update media m
+        set weight = u.weight, spot_row = u.spot_row, spot_col = u.spot_col, in_core = u.in_core
         from unnest(${sql.param(placed.map((i) => i.mediaId))}::text[],
                     ${sql.param(placed.map((i) => i.weight))}::float8[],
-                    ${sql.param(placed.map((i) => i.spot?.row ?? null))}::int[],
-                    ${sql.param(placed.map((i) => i.spot?.column ?? null))}::int[])
-          as u(media_id, weight, spot_row, spot_col)
+                    ${sql.param(placed.map((i) => i.spot.row))}::int[],
+                    ${sql.param(placed.map((i) => i.spot.column))}::int[],
+                    ${sql.param(placed.map((i) => booleanParam(i.inCore)))}::text[]::bool[])
+          as u(media_id, weight, spot_row, spot_col, in_core)
         where m.user_id = ${userId}::uuid and m.media_id = u.media_id`,
       );
     }
-    // The spot rows as the batches would have left them: one per (cell, event), counting its items.
+    // The spot rows as the batches would have left them: one per (cell, event), counting its items and
+    // those of them in the core.
     await tx.rows(sql`delete from user_venue_spots where user_id = ${userId}::uuid`);
     await tx.rows(
       sql`
-      insert into user_venue_spots (user_id, venue_id, spot_row, spot_col, event_id, items)
-      select m.user_id, m.venue_id, m.spot_row, m.spot_col, m.event_id, count(*)::int
+      insert into user_venue_spots (user_id, venue_id, spot_row, spot_col, event_id, items, core_items)
+      select m.user_id, m.venue_id, m.spot_row, m.spot_col, m.event_id, count(*)::int,
+             count(*) filter (where ${inCore(sql`m`)})::int
       from user_events ue join media m on m.user_id = ue.user_id and m.event_id = ue.event_id
       where ue.user_id = ${userId}::uuid and m.spot_row is not null
       group by m.user_id, m.venue_id, m.spot_row, m.spot_col, m.event_id`,

@@ -5,10 +5,11 @@ import { CONFIDENCE } from "../confidence/confidence.ts";
  * Match confidence of a user's events (docs/api.md §15), defined once, here, in SQL: the batch statement
  * (src/store/ingest.ts) keeps it up to date for the events a batch changes, and the backfill
  * (src/store/confidenceBackfill.ts) computes it for every event of a user; both score with
- * `confidenceScores` and `confidenceValue`. What an item weighs and which spot cell it falls on is the
- * item's own rule (src/confidence), worked out when it is matched and kept with it; what needs the user's
- * other items, the routine spots and the event's span, is done here, beside the rows, so a batch stays one
- * round trip. test/store-confidence.test.ts holds both to an independent model.
+ * `confidenceScores` and `confidenceValue`. What an item weighs, which spot cell it falls on and whether
+ * it lies in the venue's core is the item's own rule (src/confidence), worked out when it is matched and
+ * kept with it; what needs the user's other items, the routine spots and the event's span, is done here,
+ * beside the rows, so a batch stays one round trip. test/store-confidence.test.ts and
+ * test/store-routine-spots.test.ts hold both to an independent model.
  *
  * The parameters are written as literals: the statement text stays fixed, and they are constants of the
  * code, not of a request.
@@ -17,60 +18,85 @@ import { CONFIDENCE } from "../confidence/confidence.ts";
 const p = CONFIDENCE;
 const literal = (n: number) => sql.raw(String(n));
 
+/**
+ * Whether a media row (or a row with its `in_core` and `spot_row`) lies in the venue's core. A row kept
+ * before `in_core` was stored has it null, and then only an item in the core had no spot cell.
+ */
+export const inCore = (row: SQL) => sql`coalesce(${row}.in_core, ${row}.spot_row is null)`;
+
 /** A cell's 3 × 3 neighbourhood as offsets, named `alias`(r, c). */
 const neighbours = (alias: string) =>
   sql.raw(
     `(values (-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 0), (0, 1), (1, -1), (1, 0), (1, 1)) as ${alias}(r, c)`,
   );
 
+/** 1 for an item in the core, 0 for one outside it, from its core flag. */
+const coreCount = (flag: SQL) => sql`(case when ${flag} then 1 else 0 end)`;
+
+/**
+ * Whether a neighbourhood is routine, as an aggregate over its spot rows `s` with their counts of items
+ * and of items in the core: the items fall on routineEvents events or more, and strictly more than half
+ * of them lie outside the core.
+ */
+const routineNeighbourhood = (items: SQL, coreItems: SQL) =>
+  sql`(count(distinct s.event_id) filter (where ${items} > 0) >= ${literal(p.routineEvents)}
+        and 2 * sum(${coreItems}) < sum(${items}))`;
+
 /**
  * The batch statement's part (after its `previous` and `touched`), which scores only what the batch
  * changes. Every part of a statement reads the snapshot from before it, so the state after the batch is
  * built the way the rendered media lists are: what the snapshot holds, minus the rows the batch replaces
- * (`previous`, `prior`), plus the batch's items (`incoming`). The CTEs: the spot rows the batch changes
- * (`spot_change`, written to `user_venue_spots` by `spots_written`), the user's spot rows before and
- * after the batch at every venue the batch touches (`spots`, one read), the cells whose routine status
- * the change flips (`flipped`), the events to recompute (`recompute`: the touched events and every event
- * with items in a flipped cell) and each one's items after the batch (`event_items`, which the stored
- * media lists are rendered from too), then `confidenceScores`. Rows whose count fell to zero stay in
- * `user_venue_spots`; every read adds the counts up and keeps what is above zero.
+ * (`previous`, `prior`), plus the batch's items (`incoming`). The CTEs: the spot rows the batch changes,
+ * their items and their items in the core (`spot_change`, written to `user_venue_spots` by
+ * `spots_written`), the user's spot rows before and after the batch at every venue the batch touches
+ * (`spots`, one read), the cells whose routine status the change flips (`flipped`), the events to
+ * recompute (`recompute`: the touched events and every event with items in a flipped cell) and each one's
+ * items after the batch (`event_items`, which the stored media lists are rendered from too), then
+ * `confidenceScores`. Rows whose count fell to zero stay in `user_venue_spots`; every read adds the
+ * counts up and keeps what is above zero.
  *
  * Every touched event is at a venue of an upserted item or of a replaced row (`prior` keeps the venue of
  * every replaced row for that), and every flipped cell is at a venue of a spot change, so `spots` holds
  * all the spot rows the routine checks read. `busy_venues` counts events before or after the batch, as
- * `flipped` needs both. A cell's status changes only when an event appears in its neighbourhood or
- * leaves it, so `flipped` looks only around the spot rows whose count crosses zero: adding items at an
- * event's existing spots, or re-sending them, looks at nothing; its neighbourhoods are listed first
- * (`watched`) for the reason `item_cells` is.
+ * `flipped` needs both. A cell's status changes only when its neighbourhood's events or its balance of
+ * items in and outside the core change, so `flipped` looks only around the spot rows the batch changes
+ * (re-sending items unchanged looks at nothing) and compares the whole status before and after; the
+ * neighbourhoods are listed first (`watched`) for the reason `item_cells` is.
  */
 export function confidenceCtes(userId: SQL): SQL {
   const user = sql`${userId}::uuid`;
   const routine = literal(p.routineEvents);
   return sql`
     prior as (
-      select m.venue_id, m.spot_row::int as spot_row, m.spot_col::int as spot_col, m.event_id from media m
+      select m.venue_id, m.spot_row::int as spot_row, m.spot_col::int as spot_col, m.event_id,
+             ${inCore(sql`m`)} as in_core
+      from media m
       where m.ctid = any(array(select row_id from replaced))
     ),
     spot_change as (
-      select venue_id, spot_row, spot_col, event_id, sum(n)::int as n from (
-        select venue_id, spot_row, spot_col, event_id, 1 as n from upserted where spot_row is not null
+      select venue_id, spot_row, spot_col, event_id, sum(n)::int as n, sum(core_n)::int as core_n from (
+        select venue_id, spot_row, spot_col, event_id, 1 as n, ${coreCount(sql`in_core`)} as core_n
+        from upserted where spot_row is not null
         union all
-        select venue_id, spot_row, spot_col, event_id, -1 from prior where spot_row is not null
+        select venue_id, spot_row, spot_col, event_id, -1, -${coreCount(sql`in_core`)}
+        from prior where spot_row is not null
       ) c
       group by venue_id, spot_row, spot_col, event_id
-      having sum(n) <> 0
+      having sum(n) <> 0 or sum(core_n) <> 0
     ),
     spots_written as (
-      insert into user_venue_spots (user_id, venue_id, spot_row, spot_col, event_id, items)
-      select ${user}, venue_id, spot_row, spot_col, event_id, n from spot_change
+      insert into user_venue_spots (user_id, venue_id, spot_row, spot_col, event_id, items, core_items)
+      select ${user}, venue_id, spot_row, spot_col, event_id, n, core_n from spot_change
       on conflict (user_id, venue_id, spot_row, spot_col, event_id)
-      do update set items = user_venue_spots.items + excluded.items
+      do update set items = user_venue_spots.items + excluded.items,
+                    core_items = user_venue_spots.core_items + excluded.core_items
     ),
     spots as (
-      select venue_id, spot_row, spot_col, event_id, sum(before_n) as before_n, sum(before_n + n) as after_n
+      select venue_id, spot_row, spot_col, event_id, sum(before_n) as before_n, sum(before_n + n) as after_n,
+             sum(before_core) as before_core, sum(before_core + core_n) as after_core
       from (
         select s.venue_id, s.spot_row::int as spot_row, s.spot_col::int as spot_col, s.event_id,
-               s.items as before_n, 0 as n
+               s.items as before_n, 0 as n, s.core_items as before_core, 0 as core_n
         from user_venue_spots s
         where s.user_id = ${user} and s.venue_id = any(array(
           select venue_id from upserted
@@ -78,7 +104,7 @@ export function confidenceCtes(userId: SQL): SQL {
           select venue_id from prior
         ))
         union all
-        select venue_id, spot_row, spot_col, event_id, 0, n from spot_change
+        select venue_id, spot_row, spot_col, event_id, 0, n, 0, core_n from spot_change
       ) x
       group by venue_id, spot_row, spot_col, event_id
     ),
@@ -92,15 +118,16 @@ export function confidenceCtes(userId: SQL): SQL {
              c.spot_row + d.r + e.r as near_row, c.spot_col + d.c + e.c as near_col
       from spots c cross join ${neighbours("d")} cross join ${neighbours("e")}
       where exists (select from busy_venues)
-        and (c.before_n > 0) <> (c.after_n > 0) and c.venue_id in (select venue_id from busy_venues)
+        and (c.before_n <> c.after_n or c.before_core <> c.after_core)
+        and c.venue_id in (select venue_id from busy_venues)
     ),
     flipped as (
       select w.venue_id, w.spot_row, w.spot_col
       from watched w
       join spots s on s.venue_id = w.venue_id and s.spot_row = w.near_row and s.spot_col = w.near_col
       group by 1, 2, 3
-      having (count(distinct s.event_id) filter (where s.before_n > 0) >= ${routine})
-        <> (count(distinct s.event_id) filter (where s.after_n > 0) >= ${routine})
+      having ${routineNeighbourhood(sql`s.before_n`, sql`s.before_core`)}
+        <> ${routineNeighbourhood(sql`s.after_n`, sql`s.after_core`)}
     ),
     recompute as (
       select event_id from touched
@@ -111,7 +138,7 @@ export function confidenceCtes(userId: SQL): SQL {
     ),
     event_items as (
       select m.event_id, m.media_id, m.taken_at, m.media_type, m.thumbnail_url, m.venue_id,
-             m.spot_row::int as spot_row, m.spot_col::int as spot_col, m.weight
+             m.spot_row::int as spot_row, m.spot_col::int as spot_col, m.in_core, m.weight
       from recompute r
       -- offset 0: one (user, event) index probe per event, where a join reads all the user's media by its key
       cross join lateral (
@@ -120,7 +147,7 @@ export function confidenceCtes(userId: SQL): SQL {
       where m.media_id not in (select media_id from previous)
       union all
       select event_id, media_id, taken_at::timestamptz, media_type, thumbnail_url, venue_id, spot_row, spot_col,
-             weight
+             in_core, weight
       from incoming
       where event_id in (select event_id from recompute)
     ),
@@ -129,17 +156,21 @@ export function confidenceCtes(userId: SQL): SQL {
 
 /**
  * The rule's part over the rows: from `event_items` (each event's items to score: event, time, venue,
- * spot cell, weight), `spots` (the user's spot rows after the change, `after_n` items) and `busy_venues`
- * (at least the venues whose spots fall on routineEvents events), the routine cells of the items'
- * neighbourhoods (`routine_cells`) and each event's summed weights, routine items at routineWeight, and
- * its non-routine items' first and last capture (`scores`). Neighbourhoods are counted only at busy
- * venues: a cell is routine only when its neighbourhood has that many events, and most users' venues have
- * fewer; without a busy venue (`exists`, a one-time filter) the neighbourhood parts never run. Each
- * neighbourhood is listed first (`item_cells`, materialized) and joined to the spot rows on all three
- * columns, which hashes; with the offsets computed inside the join, the generic plan's estimates make the
- * planner join on the venue alone and compare every pair (docs/performance.md §11).
+ * spot cell, whether in the core, weight), `spots` (the user's spot rows after the change, `after_n`
+ * items, `after_core` of them in the core) and `busy_venues` (at least the venues whose spots fall on
+ * routineEvents events), the routine cells of the items' neighbourhoods (`routine_cells`) and each
+ * event's summed weights and its non-routine items' first and last capture (`scores`). A routine item
+ * counts outside the core at routineWeight wherever its fix fell; the others count where they lie.
+ * Neighbourhoods are counted only at busy venues: a cell is routine only when its neighbourhood has that
+ * many events, and most users' venues have fewer; without a busy venue (`exists`, a one-time filter) the
+ * neighbourhood parts never run. Each neighbourhood is listed first (`item_cells`, materialized) and
+ * joined to the spot rows on all three columns, which hashes; with the offsets computed inside the join,
+ * the generic plan's estimates make the planner join on the venue alone and compare every pair
+ * (docs/performance.md §11). An item with no cell (kept in the core before in-core items had cells) is
+ * never routine.
  */
 export function confidenceScores(): SQL {
+  const routine = sql`rc.venue_id is not null`;
   return sql`
     item_cells as materialized (
       select distinct c.venue_id, c.spot_row, c.spot_col, c.spot_row + d.r as near_row, c.spot_col + d.c as near_col
@@ -153,16 +184,17 @@ export function confidenceScores(): SQL {
       join spots s on s.venue_id = c.venue_id and s.spot_row = c.near_row and s.spot_col = c.near_col
       where s.after_n > 0
       group by 1, 2, 3
-      having count(distinct s.event_id) >= ${literal(p.routineEvents)}
+      having ${routineNeighbourhood(sql`s.after_n`, sql`s.after_core`)}
     ),
     scores as (
       select i.event_id,
-             sum(i.weight) filter (where i.spot_row is null) as inside_weights,
-             sum(i.weight * case when rc.venue_id is null then 1 else ${literal(p.routineWeight)} end)
-               filter (where i.spot_row is not null) as outside_weights,
-             coalesce(bool_or(i.spot_row is null and i.weight is not null), false) as any_inside,
-             min(i.taken_at) filter (where rc.venue_id is null) as first_at,
-             max(i.taken_at) filter (where rc.venue_id is null) as last_at
+             sum(i.weight) filter (where ${inCore(sql`i`)} and not ${routine}) as inside_weights,
+             sum(i.weight * case when ${routine} then ${literal(p.routineWeight)} else 1 end)
+               filter (where not ${inCore(sql`i`)} or ${routine}) as outside_weights,
+             coalesce(bool_or(${inCore(sql`i`)} and not ${routine} and i.weight is not null), false)
+               as any_inside,
+             min(i.taken_at) filter (where not ${routine}) as first_at,
+             max(i.taken_at) filter (where not ${routine}) as last_at
       from event_items i
       left join routine_cells rc
         on rc.venue_id = i.venue_id and rc.spot_row = i.spot_row and rc.spot_col = i.spot_col
@@ -187,7 +219,8 @@ export function userConfidenceUpdate(
   const atEvents = eventIds === null ? sql`` : sql` and ue.event_id = any(${sql.param(eventIds)}::int[])`;
   return sql`
     with event_items as (
-      select m.event_id, m.taken_at, m.venue_id, m.spot_row::int as spot_row, m.spot_col::int as spot_col, m.weight
+      select m.event_id, m.taken_at, m.venue_id, m.spot_row::int as spot_row, m.spot_col::int as spot_col,
+             m.in_core, m.weight
       from user_events ue
       -- offset 0: a row estimated per history row, not one in all, so the routine cells join by hash
       cross join lateral (
@@ -196,7 +229,8 @@ export function userConfidenceUpdate(
       where ue.user_id = ${user}${atEvents}
     ),
     spots as (
-      select venue_id, spot_row::int as spot_row, spot_col::int as spot_col, event_id, items as after_n
+      select venue_id, spot_row::int as spot_row, spot_col::int as spot_col, event_id, items as after_n,
+             core_items as after_core
       from user_venue_spots where user_id = ${user} and items > 0
     ),
     busy_venues as (
@@ -212,8 +246,9 @@ export function userConfidenceUpdate(
 
 /**
  * An event's confidence in hundredths from its row of `scores` (null: no items) and its event row's start,
- * end (`ends_at` null: the default duration) and `time_unknown` (the evidence counts at timeUnknownShare). Items in the core count in full; outside it, items
- * and, with none in the core, the span saturate at outsideCap (a bystander's evidence):
+ * end (`ends_at` null: the default duration) and `time_unknown` (the evidence counts at timeUnknownShare).
+ * The items counted in the core count in full; those counted outside it and, with none in the core, the
+ * span saturate at outsideCap (a bystander's evidence):
  *   evidence = itemEvidence × inside + saturated(itemEvidence × outside [+ spanEvidence × span])
  *              [+ spanEvidence × span], saturated(x) = outsideCap × (1 − e^(−x / outsideCap)).
  * `floor(x + 0.5)` rounds halves up as Math.round does; PostgreSQL's round() of a double may round them

@@ -15,7 +15,9 @@ import { batchStatement } from "./ingest.ts";
 const LEASE_SECONDS = 120;
 
 /** A kept item as the matching needs it, read back from `media`. */
-export type StoredItem = Omit<KeptMedia, "eventId" | "venueId" | "spot" | "weight"> & { eventId: number };
+export type StoredItem = Omit<KeptMedia, "eventId" | "venueId" | "spot" | "inCore" | "weight"> & {
+  eventId: number;
+};
 
 /**
  * Claims up to `limit` queued events that an index at `indexVersion` can place, leasing them so another

@@ -41,8 +41,8 @@ export type { BatchWrite, KeptMedia };
  * batch of this user writes this user's media, which the row lock keeps out. The event facts user_events
  * copies come from one key lookup per event, and every count change refreshes them. `replaced` is the
  * part of `previous` the batch rewrites or removes (not the re-sent unchanged items), worked out once for
- * the touched events and the spot counts; `upserted` returns the rewritten items' venue and spot for the
- * same reason.
+ * the touched events and the spot counts; `upserted` returns the rewritten items' venue, spot and core
+ * flag for the same reason.
  *
  * `rendered` writes the stored media list (`user_event_media`, see `mediaListJson`) of every event whose
  * items this batch changed: where an upserted row now is, where a rewritten or removed row was. A part
@@ -74,7 +74,7 @@ function batchStatementOf(s: Slots<BatchSlot>): SQL {
       on conflict (user_id, media_id) do update set
         ${keptColumns.updates}, updated_at = excluded.updated_at
       where ${keptColumns.changed}
-      returning media_id, event_id, venue_id, spot_row::int as spot_row, spot_col::int as spot_col
+      returning media_id, event_id, venue_id, spot_row::int as spot_row, spot_col::int as spot_col, in_core
     ),
     removed as (
       delete from media

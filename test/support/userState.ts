@@ -27,7 +27,7 @@ export async function userState(store: Store, userId: string): Promise<UserState
   const media = await store.rows<UserState["media"][number]>(
     sql`select media_id, event_id, venue_id, (extract(epoch from taken_at) * 1000000)::int8::text as taken_at,
           latitude, longitude, media_type, filename, duration_seconds, thumbnail_url, device_make,
-          device_model, device_lens_model, spot_row, spot_col, weight
+          device_model, device_lens_model, spot_row, spot_col, in_core, weight
         from media where user_id = ${userId}::uuid order by media_id collate "C"`,
   );
   const events = await store.rows<UserState["events"][number]>(
@@ -38,7 +38,7 @@ export async function userState(store: Store, userId: string): Promise<UserState
         where ue.user_id = ${userId}::uuid order by ue.event_id`,
   );
   const spots = await store.rows<Record<string, unknown>>(
-    sql`select venue_id, spot_row, spot_col, event_id, items from user_venue_spots
+    sql`select venue_id, spot_row, spot_col, event_id, items, core_items from user_venue_spots
         where user_id = ${userId}::uuid and items > 0 order by venue_id, spot_row, spot_col, event_id`,
   );
   return { user, media, events, spots };

@@ -10,16 +10,21 @@ import { type AcceptedItem, matchInstantMs, utcText } from "./mediaItems.ts";
  */
 export type Placement = { candidate: PlacedCandidate | null; kept: KeptMedia | null };
 
-/** A kept item with what its event's confidence needs from it: its weight and its routine spot cell. */
+/**
+ * A kept item with what its event's confidence needs from it: its weight, its spot cell and whether it
+ * lies in the venue's core.
+ */
 function keptOf(item: AcceptedItem, candidate: PlacedCandidate): KeptMedia {
   const { id, takenAt, ...stored } = item;
+  const { row, column, inCore } = spotCell(item, candidate.venue);
   return {
     ...stored,
     mediaId: id,
     takenAt: utcText(takenAt),
     eventId: candidate.eventId,
     venueId: candidate.venueId,
-    spot: spotCell(item, candidate.venue),
+    spot: { row, column },
+    inCore,
     weight: itemWeight(candidate.place),
   };
 }
@@ -48,6 +53,6 @@ export async function placeItems(matcher: Matcher, items: readonly AcceptedItem[
  */
 export function placementConfidence({ candidate, kept }: Placement, timeUnknown: boolean): number | null {
   return kept !== null && candidate !== null
-    ? itemConfidence(candidate.place, kept.spot === null, timeUnknown)
+    ? itemConfidence(candidate.place, kept.inCore === true, timeUnknown)
     : null;
 }

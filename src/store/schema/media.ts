@@ -39,11 +39,19 @@ export const media = pgTable(
     deviceModel: text("device_model"),
     deviceLensModel: text("device_lens_model"),
     /**
-     * The item's spot against its venue (`spotCell` in src/confidence), null inside the venue's core
-     * or for an item kept before confidence existed: what `user_venue_spots` counts.
+     * The item's spot cell against its venue (`spotCell` in src/confidence): what `user_venue_spots`
+     * counts. Null for an item kept before confidence existed, and for one kept in the venue's core before
+     * in-core items had cells.
      */
     spotRow: smallint("spot_row"),
     spotCol: smallint("spot_col"),
+    /**
+     * Whether the item lies in the venue's core. Null for an item kept before it was stored, when only an
+     * item in the core had no spot: the store reads null as `spot_row is null` (`inCore` in
+     * src/store/confidenceSql.ts), so those rows count as they did until `bun run cli confidence backfill
+     * --all` places them again.
+     */
+    inCore: boolean("in_core"),
     /**
      * The item's confidence weight against the event it matched (`itemWeight`), fixed at match time as
      * the match itself is (docs/api.md §5). Double precision so the sums the store makes round to the
@@ -144,11 +152,11 @@ export const userEventMedia = pgTable(
 );
 
 /**
- * Which events a user's kept items at a venue fall on, per spot cell outside the venue's core (`spotCell`):
- * one row per (cell, event) with the number of items there, kept by the batch statement. Finding a
- * routine spot (docs/api.md §15) reads a venue's rows with one range lookup instead of every kept item.
- * A row whose count falls to zero stays until `bun run cli confidence backfill` rebuilds the user's
- * rows: lookups skip it.
+ * Which events a user's kept items at a venue fall on, per spot cell (`spotCell`): one row per (cell,
+ * event) with the number of items there and how many of them lie in the venue's core, kept by the batch
+ * statement. Finding a routine spot (docs/api.md §15) reads a venue's rows with one range lookup instead
+ * of every kept item. A row whose count falls to zero stays until `bun run cli confidence backfill`
+ * rebuilds the user's rows: lookups skip it.
  */
 export const userVenueSpots = pgTable(
   "user_venue_spots",
@@ -159,6 +167,8 @@ export const userVenueSpots = pgTable(
     spotCol: smallint("spot_col").notNull(),
     eventId: integer("event_id").notNull(),
     items: integer("items").notNull(),
+    /** Of `items`, those in the venue's core. Rows from before in-core items had cells hold none. */
+    coreItems: integer("core_items").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.userId, t.venueId, t.spotRow, t.spotCol, t.eventId] })],
 );
