@@ -16,12 +16,11 @@ const END = START + 180 * MINUTE;
 const share = fc.double({ min: 0, max: 1, noNaN: true });
 /** The core's share of the 500 m radius these items are measured against: max(coreMinM, coreShare × 500). */
 const CORE = Math.max(CONFIDENCE.coreMinM, CONFIDENCE.coreShare * 500) / 500;
-/** An item at `distanceShare` as a store sees it: in the core or not, and routine only outside it. */
+/** An item at `distanceShare` as a store sees it: in the core or not; routine wherever its spot makes it so. */
 const placedAt = (item: EventItem, distanceShare: number): EventItem => ({
   ...item,
   distanceShare,
   inCore: distanceShare <= CORE,
-  routine: item.routine && distanceShare > CORE,
 });
 const placeArbitrary: fc.Arbitrary<ItemPlace> = fc
   .record({ distanceShare: share, timeShare: share, side: fc.constantFrom("before", "inside", "after") })
@@ -160,6 +159,16 @@ describe("bystanders: evidence from outside the core saturates", () => {
     fc.assert(
       fc.property(outsideItems, fc.integer({ min: 1, max: 30 }), (items, copies) => {
         const many = Array.from({ length: copies }, () => items).flat();
+        expect(confidenceOf(many)).toBeLessThanOrEqual(ceiling);
+      }),
+    );
+  });
+
+  test("routine items saturate too, those whose fixes fell in the core as well", () => {
+    fc.assert(
+      fc.property(itemsArbitrary, fc.integer({ min: 1, max: 30 }), (items, copies) => {
+        const routine = items.map((item) => ({ ...item, routine: true }));
+        const many = Array.from({ length: copies }, () => routine).flat();
         expect(confidenceOf(many)).toBeLessThanOrEqual(ceiling);
       }),
     );
