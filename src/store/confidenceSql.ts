@@ -110,8 +110,8 @@ export function confidenceCtes(userId: SQL): SQL {
     ),
     busy_venues as (
       select venue_id from spots group by venue_id
-      having count(distinct event_id) filter (where before_n > 0) >= ${routine}
-          or count(distinct event_id) filter (where after_n > 0) >= ${routine}
+      having (count(distinct event_id) filter (where before_n > 0) >= ${routine} and bool_or(before_n > before_core))
+          or (count(distinct event_id) filter (where after_n > 0) >= ${routine} and bool_or(after_n > after_core))
     ),
     watched as materialized (
       select distinct c.venue_id, c.spot_row + d.r as spot_row, c.spot_col + d.c as spot_col,
@@ -158,11 +158,12 @@ export function confidenceCtes(userId: SQL): SQL {
  * The rule's part over the rows: from `event_items` (each event's items to score: event, time, venue,
  * spot cell, whether in the core, weight), `spots` (the user's spot rows after the change, `after_n`
  * items, `after_core` of them in the core) and `busy_venues` (at least the venues whose spots fall on
- * routineEvents events), the routine cells of the items' neighbourhoods (`routine_cells`) and each
+ * routineEvents events with an item outside the core), the routine cells of the items' neighbourhoods (`routine_cells`) and each
  * event's summed weights and its non-routine items' first and last capture (`scores`). A routine item
  * counts outside the core at routineWeight wherever its fix fell; the others count where they lie.
  * Neighbourhoods are counted only at busy venues: a cell is routine only when its neighbourhood has that
- * many events, and most users' venues have fewer; without a busy venue (`exists`, a one-time filter) the
+ * many events and most of its items lie outside the core, and most users' venues have fewer events or
+ * (a season ticket's) nothing outside the core; without a busy venue (`exists`, a one-time filter) the
  * neighbourhood parts never run. Each neighbourhood is listed first (`item_cells`, materialized) and
  * joined to the spot rows on all three columns, which hashes; with the offsets computed inside the join,
  * the generic plan's estimates make the planner join on the venue alone and compare every pair
@@ -234,7 +235,8 @@ export function userConfidenceUpdate(
       from user_venue_spots where user_id = ${user} and items > 0
     ),
     busy_venues as (
-      select venue_id from spots group by venue_id having count(distinct event_id) >= ${literal(p.routineEvents)}
+      select venue_id from spots group by venue_id
+      having count(distinct event_id) >= ${literal(p.routineEvents)} and bool_or(after_n > after_core)
     ),
     ${confidenceScores()}
     update user_events ue set confidence = ${confidenceValue(sql`sc`, sql`e`, sql`${defaultDurationMinutes}`)}
