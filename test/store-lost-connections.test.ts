@@ -74,10 +74,12 @@ test("statements pipelined on a reserved connection all fail when it dies, none 
   const connection = await client.reserve();
   const [row] = await connection.unsafe<{ pid: number }[]>("select pg_backend_pid() as pid");
   const started = performance.now();
+  // Started now (a postgres.js statement is sent when first awaited), so all three are on the wire
+  // when the backend goes: one started after the driver saw the close would be written to no socket.
   const pipelined = [
-    connection.unsafe("select pg_sleep(5)"),
-    connection.unsafe("select $1::int as n", [1], { prepare: true }),
-    connection.unsafe("select $1::text as t", ["x"], { prepare: true }),
+    connection.unsafe("select pg_sleep(5)").execute(),
+    connection.unsafe("select $1::int as n", [1], { prepare: true }).execute(),
+    connection.unsafe("select $1::text as t", ["x"], { prepare: true }).execute(),
   ];
   await Bun.sleep(100);
   await terminate(row?.pid ?? 0);
