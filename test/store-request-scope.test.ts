@@ -73,6 +73,27 @@ test("a pooled statement stopped by a cancel its own request did not send is sen
   staying.end();
 });
 
+test("a Drizzle statement stopped by a cancel its own request did not send is sent again, awaited or as values", async () => {
+  const staying = new RequestScope(60_000);
+  // Drizzle sends a statement when it is first awaited: started here, inside the request.
+  const awaited = withinScope(staying, async () => {
+    const result = await database.store.db.execute(sql`select pg_sleep(0.3), 'drizzle-stray' as tag`);
+    return [...(result as unknown as Iterable<{ tag: string }>)];
+  });
+  await cancelRunning("drizzle-stray");
+  expect((await awaited).map((row) => row.tag)).toEqual(["drizzle-stray"]);
+  // A select with fields is read through values().
+  const selected = withinScope(staying, async () =>
+    database.store.db
+      .select({ tag: sql<string>`'drizzle-values'`, slept: sql`pg_sleep(0.3)` })
+      .from(sql`(select 1) as one`)
+      .then((rows) => rows),
+  );
+  await cancelRunning("drizzle-values");
+  expect((await selected).map((row) => row.tag)).toEqual(["drizzle-values"]);
+  staying.end();
+});
+
 test("a statement its own request called off is not sent again", async () => {
   const leaving = new RequestScope(60_000);
   const answer = withinScope(leaving, () =>

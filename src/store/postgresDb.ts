@@ -44,6 +44,30 @@ async function pooledRows<T>(client: postgres.Sql, statement: Runnable): Promise
 }
 
 /**
+ * A Drizzle statement as Drizzle reads it (awaited, or its `values()`), sent once more when a cancel its
+ * own request did not send stopped it, as `pooledRows` does: Drizzle's statements here are pooled, each
+ * alone outside any transaction, so a cancelled one changed nothing.
+ */
+function retriedAfterStrayCancel(send: () => postgres.PendingQuery<postgres.Row[]>) {
+  const run = <R>(read: (statement: postgres.PendingQuery<postgres.Row[]>) => Promise<R>): Promise<R> =>
+    read(send()).catch((error: unknown) => {
+      if (!stoppedByStrayCancel(error)) throw error;
+      return read(send());
+    });
+  const rows = (
+    statement: postgres.PendingQuery<postgres.Row[]>,
+  ): Promise<postgres.RowList<postgres.Row[]>> => statement.then((result) => result);
+  return {
+    // biome-ignore lint/suspicious/noThenProperty: Drizzle awaits the statement unsafe() returns.
+    then: <A, B>(
+      onFulfilled: (value: postgres.RowList<postgres.Row[]>) => A,
+      onRejected: (error: unknown) => B,
+    ) => run(rows).then(onFulfilled, onRejected),
+    values: () => run((statement) => statement.values().then((result) => result)),
+  };
+}
+
+/**
  * Drizzle sends its statements through `unsafe()` with `prepare: false` (true only for its named
  * prepared queries), so PostgreSQL would parse and plan every statement of every request again, most of
  * a stats request's time (docs/performance.md §7). The service's statements have fixed texts (batches
@@ -59,7 +83,10 @@ function preparing(client: postgres.Sql): postgres.Sql {
           query: string,
           args?: postgres.ParameterOrJSON<never>[],
           options?: postgres.UnsafeQueryOptions,
-        ) => sentForRequest(() => target.unsafe(query, args, { ...options, prepare: true }));
+        ) =>
+          retriedAfterStrayCancel(() =>
+            sentForRequest(() => target.unsafe(query, args, { ...options, prepare: true })),
+          );
       }
       return Reflect.get(target, property, receiver);
     },
