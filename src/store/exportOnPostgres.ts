@@ -13,7 +13,7 @@ import {
   userOf,
   userQuery,
 } from "./exportRows.ts";
-import { stoppedByStrayCancel } from "./failures.ts";
+import { againAfterStrayCancel } from "./failures.ts";
 import { outsideRequests, RequestAbortedError } from "./requestScope.ts";
 import { type Fence, fenced, fromStandbyInTime, type StandbyReads } from "./standbyReads.ts";
 
@@ -152,13 +152,8 @@ async function snapshotOn(
  * page finished stops whatever its connection runs next, the next export's opening (query_canceled, and
  * its pipelined neighbour's aborted transaction). Nothing was read yet, so opening again is safe.
  */
-async function openedSnapshot(...args: Parameters<typeof snapshotOn>): ReturnType<typeof snapshotOn> {
-  try {
-    return await snapshotOn(...args);
-  } catch (error) {
-    if (!stoppedByStrayCancel(error)) throw error;
-    return snapshotOn(...args);
-  }
+function openedSnapshot(...args: Parameters<typeof snapshotOn>): ReturnType<typeof snapshotOn> {
+  return againAfterStrayCancel(() => snapshotOn(...args));
 }
 
 /**

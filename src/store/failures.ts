@@ -86,11 +86,25 @@ export function isCalledOff(error: unknown): boolean {
  * next on that connection (query_canceled, and a pipelined neighbour's aborted transaction). Throws the
  * request's RequestAbortedError when the cancel was its own.
  */
-export function stoppedByStrayCancel(error: unknown): boolean {
+function stoppedByStrayCancel(error: unknown): boolean {
   const state = sqlStateOf(error);
   if (state !== "57014" && state !== "25P02") return false;
   currentScope()?.throwIfAborted();
   return true;
+}
+
+/**
+ * Runs `work` once more when a cancel its own request did not send stopped it. Only for work that a
+ * cancel leaves undone: a statement sent alone outside any transaction, or an export's opening before it
+ * has read anything.
+ */
+export async function againAfterStrayCancel<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!stoppedByStrayCancel(error)) throw error;
+    return work();
+  }
 }
 
 /** The SQLSTATE of a database error, whether the driver threw it or Drizzle wrapped it. */

@@ -1,7 +1,7 @@
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
-import { stoppedByStrayCancel } from "./failures.ts";
+import { againAfterStrayCancel } from "./failures.ts";
 import { applyLiveSql } from "./liveSql.ts";
 import { migrateNamed, migrationsFolder, type OnMigration } from "./migrations.ts";
 import { answersWithin, counted, poolUse } from "./poolUse.ts";
@@ -34,13 +34,8 @@ async function preparedRows<T>(
  * A pooled statement stopped by a cancel its own request did not ask for is sent once more: a pooled
  * statement runs alone, outside any transaction, so a cancelled one changed nothing.
  */
-async function pooledRows<T>(client: postgres.Sql, statement: Runnable): Promise<T[]> {
-  try {
-    return await preparedRows<T>(client, statement);
-  } catch (error) {
-    if (!stoppedByStrayCancel(error)) throw error;
-    return preparedRows<T>(client, statement);
-  }
+function pooledRows<T>(client: postgres.Sql, statement: Runnable): Promise<T[]> {
+  return againAfterStrayCancel(() => preparedRows<T>(client, statement));
 }
 
 /**
@@ -50,10 +45,7 @@ async function pooledRows<T>(client: postgres.Sql, statement: Runnable): Promise
  */
 function retriedAfterStrayCancel(send: () => postgres.PendingQuery<postgres.Row[]>) {
   const run = <R>(read: (statement: postgres.PendingQuery<postgres.Row[]>) => Promise<R>): Promise<R> =>
-    read(send()).catch((error: unknown) => {
-      if (!stoppedByStrayCancel(error)) throw error;
-      return read(send());
-    });
+    againAfterStrayCancel(() => read(send()));
   const rows = (
     statement: postgres.PendingQuery<postgres.Row[]>,
   ): Promise<postgres.RowList<postgres.Row[]>> => statement.then((result) => result);
