@@ -86,6 +86,7 @@ function items(prefix: string, at: number, n: number, outside: (i: number) => bo
 const fresh = items("F", 0, 200, (i) => i % 3 === 0);
 const fiveKept = items("N", 1, 5, (i) => i < 2);
 const venueBatch = items("V", 30, 20, (i) => i % 2 === 0);
+const seasonBatch = items("S", 22, 10, () => false);
 const batches: Record<string, BatchWrite> = {
   "200 new at one event": { userId: USERS.fresh, partnerId: PARTNER, acceptedIds: ids(fresh), kept: fresh },
   "200 re-sent unchanged": { userId: USERS.resent, partnerId: PARTNER, acceptedIds: ids(fresh), kept: fresh },
@@ -100,6 +101,12 @@ const batches: Record<string, BatchWrite> = {
     partnerId: PARTNER,
     acceptedIds: Array.from({ length: 200 }, (_, i) => `unmatched-${i}`),
     kept: [],
+  },
+  "10 new in the core, 20 events there": {
+    userId: USERS.five,
+    partnerId: PARTNER,
+    acceptedIds: ids(seasonBatch),
+    kept: seasonBatch,
   },
   "20 new, 30 events at the venue": {
     userId: USERS.venue,

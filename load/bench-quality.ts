@@ -3,7 +3,13 @@ import { CONFIDENCE, SUGGESTED_MIN_CONFIDENCE } from "../src/confidence/confiden
 import { matcherFromArrays } from "../src/shards/engine.ts";
 import type { MatchSettings } from "../src/shards/matcher.ts";
 import { best, type Candidate, CandidateFinder, SCORE, TIME_FIRST } from "./quality/candidates.ts";
-import { coreEvidence, evaluate, type RuleResult } from "./quality/evaluate.ts";
+import {
+  attendedByCloseness,
+  CLOSENESS_BANDS,
+  coreEvidence,
+  evaluate,
+  type RuleResult,
+} from "./quality/evaluate.ts";
 import { confidenceRanker, ITEM_COUNT, type Ranker } from "./quality/rankers.ts";
 import {
   kindsRankedTable,
@@ -110,9 +116,11 @@ const changed = timeFirst.filter(
   (c, i) => (c?.event.id ?? null) !== (engineChosen[i]?.event.id ?? null),
 ).length;
 const core = coreEvidence(world, engineChosen, parameters);
+const closeness = attendedByCloseness(world, engineChosen);
 const summary = {
   options: { ...options, outsideCap: parameters.outsideCap },
   core,
+  closeness,
   settings: SETTINGS,
   machine: { cpus: cpus().length },
   world: {
@@ -164,6 +172,10 @@ console.log(
     `of the radius): ${core.attendedQueueOnly} (${percent(core.attendedQueueOnly)}); events not attended ` +
     `with one: ${core.notAttendedWithCore}`,
 );
+const bands = CLOSENESS_BANDS.map(
+  ([low, high], i) => `${low}-${high} ${(100 * (closeness[i] ?? 0)).toFixed(1)} %`,
+).join(", ");
+console.log(`photos taken during a show that were an attendance, by distance over radius: ${bands}`);
 if (mix !== "old") {
   console.log(`\nThe kinds the first version did not model, ${after.rule}, ranked by confidence:\n`);
   const kinds = [...NEW_KINDS, "season-ticket", "attending kinds", "all kinds"];

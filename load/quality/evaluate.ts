@@ -175,3 +175,32 @@ export function coreEvidence(
   }
   return counts;
 }
+
+/** Bands of distance over radius that the closeness rule (api.md §15) is read against. */
+export const CLOSENESS_BANDS: readonly [number, number][] = [
+  [0, 0.1],
+  [0.1, 0.25],
+  [0.3, 0.4],
+  [0.5, 1],
+];
+
+/**
+ * Of the kept photos taken during a show (inside [start, end]), per band of distance over radius, the
+ * share the user was at: what says how fast closeness should fall.
+ */
+export function attendedByCloseness(world: World, chosen: readonly (Candidate | null)[]): number[] {
+  const truth = new Map(world.users.map((user) => [user.id, user.truth]));
+  const tallies = CLOSENESS_BANDS.map(() => ({ attended: 0, all: 0 }));
+  world.photos.forEach((photo, i) => {
+    const candidate = chosen[i] ?? null;
+    if (candidate === null || !candidate.event.licensed || candidate.side !== "inside") return;
+    const band = CLOSENESS_BANDS.findIndex(
+      ([low, high]) => candidate.distanceShare >= low && candidate.distanceShare <= high,
+    );
+    const tally = tallies[band];
+    if (tally === undefined) return;
+    tally.all++;
+    if (truth.get(photo.user)?.has(candidate.event.id)) tally.attended++;
+  });
+  return tallies.map(({ attended, all }) => (all === 0 ? 0 : attended / all));
+}
