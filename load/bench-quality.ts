@@ -17,6 +17,7 @@ import {
   rankedTable,
   rulesTable,
   thresholdTable,
+  waysTable,
   writeChart,
 } from "./quality/report.ts";
 import { generateWorld } from "./quality/world.ts";
@@ -137,6 +138,15 @@ const summary = {
   seconds: { generate: generateSeconds, match: matchSeconds, evaluate: evaluateSeconds },
   results: results.map((r) => ({
     ...r,
+    ways: r.ways.map(({ way, truth, scores }) => ({
+      way,
+      truth,
+      shown: scores.map(({ ranker, shown }) => ({
+        ranker,
+        shown: shown.length,
+        kept: shown.filter((score) => score >= SUGGESTED_MIN_CONFIDENCE).length,
+      })),
+    })),
     groups: r.groups.map((g) => ({
       ...g,
       ranked: g.ranked.map(({ ranker, metrics }) => ({ ranker, ...metrics, curve: undefined })),
@@ -183,5 +193,7 @@ if (mix !== "old") {
 }
 console.log(`\nThe amended rule's histories at min_confidence ${SUGGESTED_MIN_CONFIDENCE}:\n`);
 console.log(thresholdTable(after, "confidence", SUGGESTED_MIN_CONFIDENCE));
+console.log(`\nTrue events by how they were photographed, at min_confidence ${SUGGESTED_MIN_CONFIDENCE}:\n`);
+console.log(waysTable(after, "confidence", SUGGESTED_MIN_CONFIDENCE));
 console.log(`\nwrote ${json} and ${svg}`);
 process.exit(0);

@@ -62,6 +62,17 @@ describe("the API reference's worked examples (radius 500 m, 120 min before, 60 
       expect(itemConfidence(items[0] as EventItem, (items[0] as EventItem).inCore)).toBe(expected);
   });
 
+  test("two photos an hour apart, 70 m from a small theatre's point (radius 200 m): in its core, 0.78", () => {
+    const theatre = (minutes: number): EventItem => ({
+      ...at(0, minutes),
+      distanceShare: 70 / 200,
+      inCore: 70 <= Math.max(CONFIDENCE.coreMinM, CONFIDENCE.coreShare * 200),
+    });
+    const seat = [theatre(30), theatre(90)];
+    expect(seat.every((item) => item.inCore)).toBe(true);
+    expect(eventConfidence(seat, START, END)).toBe(0.78);
+  });
+
   test("one photo near the centre on the day of a show whose time is unknown: 0.54", () => {
     const item = at(25, 60);
     const day = { start: START - 19 * 60 * MINUTE, end: START + 5 * 60 * MINUTE };
@@ -139,6 +150,12 @@ describe("routine spots", () => {
       place(400, id * (2 * CONFIDENCE.spotM + 5), id),
     );
     expect(routineFlags(apart, venue).some(Boolean)).toBe(false);
+  });
+
+  test("the core reaches 75 m however small the radius: a seat's fix 70 m from a small theatre is in it", () => {
+    const theatre = { ...venue, radiusM: 200 };
+    expect(spotCell(place(70, 0, 1, theatre), theatre).inCore).toBe(true);
+    expect(spotCell(place(0, 80, 1, theatre), theatre).inCore).toBe(false);
   });
 
   test("spotCell: the cell on a grid anchored at the venue, and whether the item lies in the core", () => {

@@ -102,6 +102,29 @@ describe("the simulated world", () => {
     expect(guests.length).toBeGreaterThan(5);
   });
 
+  test("every true event says how it was photographed: a queue alone is all before the start, then inside is not", () => {
+    const world = generateWorld({ ...options, mix: "all", users: 160 }, settings);
+    const starts = new Map(world.events.map((e) => [e.id, e.startsAtMs]));
+    const ways = new Set<string>();
+    for (const user of world.users) {
+      expect([...user.ways.keys()].sort()).toEqual([...user.truth].sort());
+      for (const [eventId, way] of user.ways) {
+        ways.add(way);
+        // A phone whose clock is off stamps its photos hours away from when they were taken.
+        if (user.kind === "clock-off") continue;
+        const times = world.photos
+          .filter((p) => p.user === user.id && p.origin === eventId)
+          .map((p) => p.takenAtMs);
+        const start = starts.get(eventId) as number;
+        if (way === "queue alone") expect(times.every((t) => t < start)).toBe(true);
+        if (way === "queue, then inside") expect(times.some((t) => t >= start)).toBe(true);
+        if (way === "tailgate, then inside") expect(user.kind).toBe("tailgater");
+        if (way === "day game and evening show") expect(user.kind).toBe("double-header");
+      }
+    }
+    expect(ways.size).toBe(6);
+  });
+
   test("the old mix is the first version's kinds and shares", () => {
     const world = generateWorld({ ...options, users: 40, mix: "old" }, settings);
     const count = (kind: string) => world.users.filter((u) => u.kind === kind).length;

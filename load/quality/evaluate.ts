@@ -2,7 +2,13 @@ import { type ConfidenceParameters, spotCell } from "../../src/confidence/confid
 import type { Candidate } from "./candidates.ts";
 import { type Counts, precision, type RankedMetrics, ranked, recall, type Scored } from "./metrics.ts";
 import type { Attendance, KeptItem, Ranker } from "./rankers.ts";
-import { ATTENDING_KINDS, type UserKind, type World } from "./worldModel.ts";
+import {
+  ATTENDANCE_WAYS,
+  ATTENDING_KINDS,
+  type AttendanceWay,
+  type UserKind,
+  type World,
+} from "./worldModel.ts";
 
 /**
  * Histories as the service would build them from one rule's answers (an event is in the history when
@@ -28,7 +34,10 @@ export type GroupResult = {
   ranked: { ranker: string; metrics: RankedMetrics }[];
 };
 
-export type RuleResult = { rule: string; kept: number; groups: GroupResult[] };
+/** The true events attended one way: how many, and each ranker's confidences of those in the history. */
+export type WayResult = { way: AttendanceWay; truth: number; scores: { ranker: string; shown: number[] }[] };
+
+export type RuleResult = { rule: string; kept: number; groups: GroupResult[]; ways: WayResult[] };
 
 function groupsOf(kind: UserKind): Group[] {
   return ATTENDING_KINDS.includes(kind) ? [kind, "attending kinds", "all kinds"] : [kind, "all kinds"];
@@ -66,6 +75,9 @@ export function evaluate(
       rankers.map(() => []),
     );
   }
+  const ways = ATTENDANCE_WAYS.map(
+    (way): WayResult => ({ way, truth: 0, scores: rankers.map((r) => ({ ranker: r.name, shown: [] })) }),
+  );
   for (const user of world.users) {
     const history: Attendance[] = [...(byUser.get(user.id) ?? new Map<number, KeptItem[]>())].map(
       ([, items]) => {
@@ -78,6 +90,15 @@ export function evaluate(
       (a) => !user.truth.has(a.event.id) && a.items.some((item) => item.photo.origin !== 0),
     ).length;
     const scores = rankers.map((ranker) => ranker.rank(history));
+    for (const way of user.ways.values()) (ways[ATTENDANCE_WAYS.indexOf(way)] as WayResult).truth++;
+    for (const a of history) {
+      const way = user.ways.get(a.event.id);
+      if (way === undefined) continue;
+      const tally = ways[ATTENDANCE_WAYS.indexOf(way)] as WayResult;
+      scores.forEach((score, r) => {
+        tally.scores[r]?.shown.push(score.get(a.event.id) ?? 0);
+      });
+    }
     for (const group of groupsOf(user.kind)) {
       const c = counts.get(group) as Tally;
       c.users++;
@@ -115,7 +136,7 @@ export function evaluate(
       })),
     };
   });
-  return { rule, kept, groups };
+  return { rule, kept, groups, ways };
 }
 
 export type CoreEvidence = {

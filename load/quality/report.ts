@@ -108,6 +108,7 @@ export function thresholdTable(result: RuleResult, ranker: string, threshold: nu
       fixed(g.recall),
       fixed(at.precision),
       fixed(at.recall),
+      fixed(g.recall === 0 ? null : at.recall / g.recall),
       g.falsePerUser.toFixed(1),
       g.users === 0 ? "n/a" : (falseKept / g.users).toFixed(2),
     ];
@@ -119,8 +120,41 @@ export function thresholdTable(result: RuleResult, ranker: string, threshold: nu
       "recall, all shown",
       `precision, ≥ ${threshold}`,
       `recall (true events kept), ≥ ${threshold}`,
+      `true events shown that ≥ ${threshold} keeps`,
       "false events per user-year, all shown",
       `false events per user-year, ≥ ${threshold}`,
+    ],
+    rows,
+  );
+}
+
+/**
+ * The true events of every kind of user by how they were photographed (worldModel.ts ATTENDANCE_WAYS):
+ * how many the history shows, and the share of those the min_confidence filter keeps.
+ */
+export function waysTable(result: RuleResult, ranker: string, threshold: number): string {
+  const rows = result.ways
+    .filter(({ truth }) => truth > 0)
+    .map(({ way, truth, scores }) => {
+      const shown = scores.find((s) => s.ranker === ranker)?.shown ?? [];
+      const kept = shown.filter((score) => score >= threshold).length;
+      return [
+        way,
+        truth,
+        shown.length,
+        kept,
+        fixed(kept / truth),
+        fixed(shown.length === 0 ? null : kept / shown.length),
+      ];
+    });
+  return table(
+    [
+      "how the event was photographed",
+      "true events",
+      "in the history",
+      `kept, ≥ ${threshold}`,
+      "share of true events",
+      "share of those shown",
     ],
     rows,
   );

@@ -16,7 +16,7 @@ import {
   radiusOf,
   scatter,
 } from "./worldGeometry.ts";
-import { eventDay, type Life, type Scene } from "./worldLife.ts";
+import { attend, eventDay, type Life, type Scene } from "./worldLife.ts";
 import {
   KIND_EVENTS,
   MIX_SHARES,
@@ -80,7 +80,7 @@ class People {
       ? 3 * int(next, 0, Math.floor((cityCount - 1) / 3))
       : int(next, 0, cityCount - 1);
     const centre = this.catalog.cities[city] as City;
-    const user: WorldUser = { id, kind, city, truth: new Set() };
+    const user: WorldUser = { id, kind, city, truth: new Set(), ways: new Map() };
     this.users.push(user);
     const home = this.catalog.outsideBuildings(() => scatter(next, centre.latitude, centre.longitude, 7000));
     let work = this.catalog.outsideBuildings(() => scatter(next, centre.latitude, centre.longitude, 4000));
@@ -133,11 +133,10 @@ class People {
     // A season ticket is one seat, game after game.
     const seats = new Map<number, [number, number]>();
     for (const event of this.attended(kind, city)) {
-      if (event.licensed) user.truth.add(event.id);
       const venue = this.catalog.venue(event.venueId);
       const seat = seats.get(venue.id) ?? seatIn(this.scene, venue);
       if (kind === "season-ticket" && venue.kind === "stadium") seats.set(venue.id, seat);
-      atEvent(this.scene, event, seat, life.shoot);
+      attend(user, event, atEvent(this.scene, event, seat, life.shoot));
       life.busy.add(eventDay(life, event));
     }
     BEHAVIOURS[kind]?.(life);

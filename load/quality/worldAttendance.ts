@@ -13,7 +13,7 @@ import {
   scatter,
 } from "./worldGeometry.ts";
 import { attend, eventDay, freeEvent, type Life, type Scene, type Shoot, showEnd } from "./worldLife.ts";
-import type { WorldEvent, WorldVenue } from "./worldModel.ts";
+import type { AttendanceWay, WorldEvent, WorldVenue } from "./worldModel.ts";
 
 /** How people at events photograph them: any audience member, tailgaters, and double-header days. */
 
@@ -31,7 +31,12 @@ export function seatIn(scene: Scene, venue: WorldVenue): [number, number] {
  * Photos at one event, from the user's seat and a few metres around it: spread over the show, only
  * around its start, or from the queue at the edge of the radius before the start, then a few inside.
  */
-export function atEvent(scene: Scene, event: WorldEvent, seatAt: [number, number], take: Shoot) {
+export function atEvent(
+  scene: Scene,
+  event: WorldEvent,
+  seatAt: [number, number],
+  take: Shoot,
+): AttendanceWay {
   const shoot = (at: [number, number], takenAtMs: number) => take(at, takenAtMs, event.id);
   const next = scene.next;
   const venue = scene.catalog.venue(event.venueId);
@@ -43,13 +48,17 @@ export function atEvent(scene: Scene, event: WorldEvent, seatAt: [number, number
   if (pattern < 0.55) {
     const count = 1 + Math.floor(-Math.log(1 - next()) * 6);
     for (let k = 0; k < Math.min(count, 40); k++) shoot(seat(), start + next() * (end - start));
-  } else if (pattern < 0.8) {
-    for (let k = int(next, 1, 4); k > 0; k--) shoot(seat(), start - 20 * MINUTE_MS + next() * 50 * MINUTE_MS);
-  } else {
-    const queue = atDistance(next, venue.latitude, venue.longitude, radius * (0.75 + 0.25 * next()));
-    for (let k = int(next, 1, 3); k > 0; k--) shoot(queue, start - (10 + 65 * next()) * MINUTE_MS);
-    for (let k = int(next, 0, 5); k > 0; k--) shoot(seat(), start + next() * (end - start));
+    return "across the show";
   }
+  if (pattern < 0.8) {
+    for (let k = int(next, 1, 4); k > 0; k--) shoot(seat(), start - 20 * MINUTE_MS + next() * 50 * MINUTE_MS);
+    return "around the start";
+  }
+  const queue = atDistance(next, venue.latitude, venue.longitude, radius * (0.75 + 0.25 * next()));
+  for (let k = int(next, 1, 3); k > 0; k--) shoot(queue, start - (10 + 65 * next()) * MINUTE_MS);
+  const inside = int(next, 0, 5);
+  for (let k = inside; k > 0; k--) shoot(seat(), start + next() * (end - start));
+  return inside > 0 ? "queue, then inside" : "queue alone";
 }
 
 /**
@@ -75,7 +84,7 @@ export function tailgate(life: Life) {
     const venue = next() < 0.85 ? team : pick(next, stadiums);
     const game = freeEvent(life, catalog.eventsAt(venue.id));
     if (game === null) continue;
-    attend(life, game);
+    attend(life.user, game, "tailgate, then inside");
     let usual = favourite.get(venue.id);
     if (usual === undefined) {
       usual = parkingLot(life, venue);
@@ -124,7 +133,7 @@ export function doubleHeaders(life: Life) {
     if (life.busy.has(day)) continue;
     life.busy.add(day);
     for (const event of [game, show]) {
-      attend(life, event);
+      attend(life.user, event, "day game and evening show");
       const venue = catalog.venue(event.venueId);
       const seat = seatIn(life, venue);
       const start = event.startsAtMs;

@@ -1,7 +1,7 @@
 import type { MatchSettings } from "../../src/shards/matcher.ts";
 import type { Catalog } from "./worldCatalog.ts";
 import { type City, dayOf, HOUR_MS, pick, type Rng } from "./worldGeometry.ts";
-import type { WorldEvent, WorldUser } from "./worldModel.ts";
+import type { AttendanceWay, WorldEvent, WorldUser } from "./worldModel.ts";
 
 /** What every part of a simulated camera roll draws on: the random stream, the catalog, the rule's settings. */
 export type Scene = { next: Rng; catalog: Catalog; settings: MatchSettings };
@@ -45,6 +45,8 @@ export function freeEvent(life: Life, events: readonly WorldEvent[]): WorldEvent
 }
 
 /** Attends: the event is in the truth when it is licensed, as a right history would show it. */
-export function attend(life: Life, event: WorldEvent) {
-  if (event.licensed) life.user.truth.add(event.id);
+export function attend(user: WorldUser, event: WorldEvent, way: AttendanceWay) {
+  if (!event.licensed) return;
+  user.truth.add(event.id);
+  user.ways.set(event.id, way);
 }

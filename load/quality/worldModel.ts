@@ -105,12 +105,29 @@ export type WorldEvent = IndexEvent;
 /** `origin`: the event the photo was taken at, 0 for every other photo. */
 export type Photo = MatchQuery & { user: number; origin: number };
 
+/**
+ * How someone at an event photographed it: from the seat across the show, only around its start, from
+ * a queue at the edge of the radius before the start and then inside (contract §14's queuing fans), from
+ * that queue and nowhere else, from a parking lot and then the seat, or on a day with a game and a show.
+ */
+export const ATTENDANCE_WAYS = [
+  "across the show",
+  "around the start",
+  "queue, then inside",
+  "queue alone",
+  "tailgate, then inside",
+  "day game and evening show",
+] as const;
+export type AttendanceWay = (typeof ATTENDANCE_WAYS)[number];
+
 export type WorldUser = {
   id: number;
   kind: UserKind;
   city: number;
   /** Licensed events the user was at: what a right history shows. */
   truth: Set<number>;
+  /** How the user photographed each event of the truth. */
+  ways: Map<number, AttendanceWay>;
 };
 
 export type World = {

@@ -76,7 +76,7 @@ export const CONFIDENCE: ConfidenceParameters = {
   spanEvidence: 1.5,
   routineWeight: 0.15,
   coreShare: 0.2,
-  coreMinM: 50,
+  coreMinM: 75,
   spotM: 75,
   routineEvents: 4,
   outsideCap: 0.6,
