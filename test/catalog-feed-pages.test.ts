@@ -89,6 +89,43 @@ describe("Ticketmaster Discovery v2 event search pages", () => {
     expect(page.venues.find((v) => v.key === "KovZpa2yne")?.timezone).toBe("America/Los_Angeles");
   });
 
+  test("what a page leaves out of local dates and times is read from dateTime (UTC) in the venue's zone", () => {
+    const venue = { id: "KovZ1", name: "Arena", location: { latitude: "33.4457", longitude: "-112.0712" } };
+    const page = readTicketmasterPage(
+      {
+        _embedded: {
+          events: [
+            {
+              id: "E1",
+              name: "A festival whose end is an instant",
+              // The event's zone, for a venue that names none: it wins over the coordinates' (Phoenix).
+              dates: {
+                timezone: "America/Denver",
+                start: { localDate: "2025-04-11", localTime: "12:00:00", dateTime: "2025-04-11T18:00:00Z" },
+                end: { localDate: "2025-04-13", dateTime: "2025-04-14T05:30:00Z", approximate: false },
+              },
+              _embedded: { venues: [venue] },
+            },
+            {
+              id: "E2",
+              name: "A show with its start as an instant only",
+              dates: { start: { localDate: "2025-05-02", dateTime: "2025-05-03T02:30:00Z" } },
+              _embedded: { venues: [{ ...venue, id: "KovZ2" }] },
+            },
+          ],
+        },
+      },
+      "tm",
+    );
+    expect(page.venues.map((v) => v.timezone)).toEqual(["America/Denver", "America/Phoenix"]);
+    expect(eventOf(page, "E1")).toMatchObject({
+      startsAtLocal: "2025-04-11T12:00:00",
+      endsAtLocal: "2025-04-13T23:30:00",
+      timeUnknown: false,
+    });
+    expect(eventOf(page, "E2")).toMatchObject({ startsAtLocal: "2025-05-02T19:30:00", timeUnknown: false });
+  });
+
   test("several venues: the first with coordinates; a venue without coordinates is reported and skipped", () => {
     const page = tmPage();
     expect(eventOf(page, "vvG1zZ9pTwoVen").venueKey).toBe("KovZ9177Arf");

@@ -144,3 +144,17 @@ export function localDateTime(date: string | null, time: string | null): string 
   if (time === null || !TIME.test(time)) return `${date}T00:00:00`;
   return `${date}T${time.length === 5 ? `${time}:00` : time}`;
 }
+
+/**
+ * An instant a feed writes in UTC (`Z`, an offset, or none at all, as SeatGeek's `enddatetime_utc`) as
+ * the local date-time at the venue, to the second; null when unreadable.
+ */
+export function localOfInstant(text: string | null, zone: string): string | null {
+  if (text === null) return null;
+  try {
+    const instant = Temporal.Instant.from(/[zZ]|[+-]\d{2}:\d{2}$/.test(text) ? text : `${text}Z`);
+    return instant.toZonedDateTimeISO(zone).toPlainDateTime().toString({ smallestUnit: "second" });
+  } catch {
+    return null;
+  }
+}

@@ -10,6 +10,7 @@ import {
   isObject,
   type JsonObject,
   localDateTime,
+  localOfInstant,
   memberAt,
   NotAnAnswer,
   objectAt,
@@ -69,17 +70,6 @@ function performerOf(performer: JsonObject, place: string): FeedPerformer {
   };
 }
 
-/** A UTC date-time without offset (`enddatetime_utc`) as local time at the venue; null when unreadable. */
-function localOfUtc(utc: string | null, zone: string): string | null {
-  if (utc === null) return null;
-  try {
-    const instant = Temporal.Instant.from(/[zZ]|[+-]\d{2}:\d{2}$/.test(utc) ? utc : `${utc}Z`);
-    return instant.toZonedDateTimeISO(zone).toPlainDateTime().toString({ smallestUnit: "second" });
-  } catch {
-    return null;
-  }
-}
-
 type When = Pick<FeedEvent, "startsAtLocal" | "endsAtLocal" | "status" | "timeUnknown">;
 
 /**
@@ -95,7 +85,7 @@ function whenOf(event: JsonObject, zone: string): When | null {
   if (startsAtLocal === null) return null;
   let status = STATUSES[textAt(event, "status")?.toLowerCase() ?? "normal"] ?? "scheduled";
   if (dateOpen && status !== "cancelled") status = "date_tbd";
-  const end = localOfUtc(textAt(event, "enddatetime_utc"), zone);
+  const end = localOfInstant(textAt(event, "enddatetime_utc"), zone);
   const endsAtLocal = end === null ? null : timeUnknown ? `${end.slice(0, 10)}T23:59:59` : end;
   return {
     startsAtLocal,

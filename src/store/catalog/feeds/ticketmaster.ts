@@ -10,6 +10,7 @@ import {
   isObject,
   type JsonObject,
   localDateTime,
+  localOfInstant,
   memberAt,
   NotAnAnswer,
   objectAt,
@@ -46,7 +47,8 @@ function category(classifications: unknown[]): string | null {
   return null;
 }
 
-function venueOf(venue: JsonObject, place: string): FeedVenue | null {
+/** `zone`: the event's `dates.timezone`, the feed's zone for a venue that names none. */
+function venueOf(venue: JsonObject, zone: string | null, place: string): FeedVenue | null {
   const location = objectAt(venue, "location");
   const latitude = coordinate(memberAt(location, "latitude"), 90);
   const longitude = coordinate(memberAt(location, "longitude"), 180);
@@ -61,7 +63,7 @@ function venueOf(venue: JsonObject, place: string): FeedVenue | null {
     country: textAt(objectAt(venue, "country"), "countryCode"),
     latitude,
     longitude,
-    timezone: venueZone(textAt(venue, "timezone"), latitude, longitude),
+    timezone: venueZone(textAt(venue, "timezone") ?? zone, latitude, longitude),
   };
 }
 
@@ -84,21 +86,36 @@ function venueList(inner: JsonObject | null): unknown[] {
 /** `startsAtLocal` null: the page gives no start date (a date still to be announced has none). */
 type When = Pick<FeedEvent, "endsAtLocal" | "status" | "timeUnknown"> & { startsAtLocal: string | null };
 
-/** `dates`: the start, a multi-day event's end, the status, and what is still to be announced. */
-function whenOf(dates: JsonObject | null): When {
+/**
+ * A `start` or `end` as local date and time at the venue: `localDate` and `localTime` as written, and
+ * what is missing of them read from `dateTime` (UTC); `time` null when neither gives one.
+ */
+function localParts(at: JsonObject | null, zone: string): { date: string | null; time: string | null } {
+  const fromInstant = localOfInstant(textAt(at, "dateTime"), zone);
+  const date = textAt(at, "localDate") ?? fromInstant?.slice(0, 10) ?? null;
+  const sameDay = fromInstant !== null && fromInstant.slice(0, 10) === date;
+  return { date, time: textAt(at, "localTime") ?? (sameDay ? fromInstant.slice(11, 19) : null) };
+}
+
+/**
+ * `dates`: the start, a multi-day event's end, the status, and what is still to be announced, in the
+ * venue's zone (`dateTime` is UTC: it fills in a local date or time the page leaves out).
+ */
+function whenOf(dates: JsonObject | null, zone: string): When {
   const start = objectAt(dates, "start");
   const code = textAt(objectAt(dates, "status"), "code")?.toLowerCase() ?? "onsale";
   let status = STATUSES[code] ?? "scheduled";
   const dateOpen = flagAt(start, "dateTBD") || flagAt(start, "dateTBA");
   if (dateOpen && status !== "cancelled") status = "date_tbd";
-  const localTime = textAt(start, "localTime");
+  const begins = localParts(start, zone);
   const timeUnknown =
-    dateOpen || flagAt(start, "timeTBA") || flagAt(start, "noSpecificTime") || localTime === null;
-  const startsAtLocal = localDateTime(textAt(start, "localDate"), timeUnknown ? null : localTime);
+    dateOpen || flagAt(start, "timeTBA") || flagAt(start, "noSpecificTime") || begins.time === null;
+  const startsAtLocal = localDateTime(begins.date, timeUnknown ? null : begins.time);
   if (startsAtLocal === null) return { startsAtLocal, endsAtLocal: null, status, timeUnknown };
   const end = objectAt(dates, "end");
-  const endTime = timeUnknown || flagAt(end, "noSpecificTime") ? "23:59:59" : textAt(end, "localTime");
-  const endsAtLocal = localDateTime(textAt(end, "localDate"), endTime ?? "23:59:59");
+  const ends = localParts(end, zone);
+  const endTime = timeUnknown || flagAt(end, "noSpecificTime") ? null : ends.time;
+  const endsAtLocal = localDateTime(ends.date, endTime ?? "23:59:59");
   return {
     startsAtLocal,
     endsAtLocal: endsAtLocal !== null && endsAtLocal > startsAtLocal ? endsAtLocal : null,
@@ -122,10 +139,11 @@ export function readTicketmasterPage(page: unknown, place: string): FeedPage {
     const key = requiredId(event, at);
     const name = requiredName(event, "name", at);
     const inner = objectAt(event, "_embedded");
+    const dates = objectAt(event, "dates");
     const venues: FeedVenue[] = [];
     for (const venue of venueList(inner)) {
       if (!isObject(venue)) throw new NotAnAnswer(at, `_embedded.venues: expected objects`);
-      const usable = venueOf(venue, at);
+      const usable = venueOf(venue, textAt(dates, "timezone"), at);
       if (usable === null) {
         read.skipped.push({ place: at, message: `venue ${requiredId(venue, at)} has no usable coordinates` });
       } else venues.push(usable);
@@ -142,7 +160,7 @@ export function readTicketmasterPage(page: unknown, place: string): FeedPage {
       read.skipped.push({ place: at, message: `event ${key} skipped: no venue with usable coordinates` });
       return;
     }
-    const { startsAtLocal, endsAtLocal, status, timeUnknown } = whenOf(objectAt(event, "dates"));
+    const { startsAtLocal, endsAtLocal, status, timeUnknown } = whenOf(dates, venue.timezone);
     const billed = performers.map((p, i) => ({ key: p.key, isHeadliner: i === 0 }));
     const facts = { key, name, venueKey: venue.key, status, performers: billed, place: at };
     if (startsAtLocal !== null) read.events.push({ ...facts, startsAtLocal, endsAtLocal, timeUnknown });
