@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { RequestAbortedError, RequestScope, withinScope } from "../src/store/requestScope.ts";
+import { inOneRoundTrip } from "../src/store/roundTrip.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 
 let database: TestDatabase;
@@ -92,6 +93,35 @@ test("a Drizzle statement stopped by a cancel its own request did not send is se
   await cancelRunning("drizzle-values");
   expect((await selected).map((row) => row.tag)).toEqual(["drizzle-values"]);
   staying.end();
+});
+
+test("a transaction stopped by a cancel its own request did not send runs again whole, and stores once", async () => {
+  const { store } = database;
+  await store.rows(sql`create table if not exists stray_writes (tag text not null)`);
+  const staying = new RequestScope(60_000);
+  const roundTrip = withinScope(staying, () =>
+    inOneRoundTrip(store, [
+      sql`insert into stray_writes values ('round trip')`,
+      sql`select pg_sleep(0.3), 'round-trip-stray' as tag`,
+    ]),
+  );
+  await cancelRunning("round-trip-stray");
+  expect((await roundTrip)[1]).toEqual([{ pg_sleep: "", tag: "round-trip-stray" }]);
+  const transaction = withinScope(staying, () =>
+    store.transaction(async (tx) => {
+      await tx.rows(sql`insert into stray_writes values ('callback')`);
+      return tx.rows<{ tag: string }>(sql`select pg_sleep(0.3), 'transaction-stray' as tag`);
+    }),
+  );
+  await cancelRunning("transaction-stray");
+  expect((await transaction).map((row) => row.tag)).toEqual(["transaction-stray"]);
+  staying.end();
+  expect(
+    await store.rows(sql`select tag, count(*)::int as n from stray_writes group by tag order by tag`),
+  ).toEqual([
+    { tag: "callback", n: 1 },
+    { tag: "round trip", n: 1 },
+  ]);
 });
 
 test("a statement its own request called off is not sent again", async () => {

@@ -95,8 +95,8 @@ function stoppedByStrayCancel(error: unknown): boolean {
 
 /**
  * Runs `work` once more when a cancel its own request did not send stopped it. Only for work that a
- * cancel leaves undone: a statement sent alone outside any transaction, or an export's opening before it
- * has read anything.
+ * cancel leaves undone: a statement sent alone outside any transaction, a whole transaction (the cancel
+ * rolled it back), or an export's opening before it has read anything.
  */
 export async function againAfterStrayCancel<T>(work: () => Promise<T>): Promise<T> {
   try {

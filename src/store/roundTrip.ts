@@ -1,4 +1,5 @@
 import type { Store } from "./db.ts";
+import { againAfterStrayCancel } from "./failures.ts";
 import { queryOf, type Runnable } from "./renderedStatement.ts";
 import { outsideRequests } from "./requestScope.ts";
 
@@ -10,7 +11,8 @@ import { outsideRequests } from "./requestScope.ts";
  * is thrown; nothing is stored. A transaction callback would cost a round trip each for BEGIN and COMMIT.
  * A lone statement is a transaction of its own: it goes out without BEGIN and COMMIT, on any connection.
  * Everything is sent at once, while the connection is known to be open, and nothing after: a connection
- * lost on the way is never released or reused (reservedConnections.ts).
+ * lost on the way is never released or reused (reservedConnections.ts). A transaction that a cancel of
+ * another request's stopped stored nothing, so it is sent once more (failures.ts).
  */
 export async function inOneRoundTrip(store: Store, statements: readonly Runnable[]): Promise<unknown[][]> {
   const [alone, ...others] = statements;
@@ -22,7 +24,16 @@ export async function inOneRoundTrip(store: Store, statements: readonly Runnable
       return results;
     });
   }
-  const connection = await store.client.reserve();
+  const client = store.client;
+  // A cancel another request sent rolls the whole transaction back: it is sent again.
+  return againAfterStrayCancel(() => reservedRoundTrip(client, statements));
+}
+
+async function reservedRoundTrip(
+  client: NonNullable<Store["client"]>,
+  statements: readonly Runnable[],
+): Promise<unknown[][]> {
+  const connection = await client.reserve();
   try {
     const sent = statements.map((statement) => {
       const query = queryOf(statement);
