@@ -126,6 +126,41 @@ describe("Ticketmaster Discovery v2 event search pages", () => {
     expect(eventOf(page, "E2")).toMatchObject({ startsAtLocal: "2025-05-02T19:30:00", timeUnknown: false });
   });
 
+  test("an event at no listed venue is placed at its place, one venue for every import of that place", () => {
+    const event = (id: string) => ({
+      id,
+      name: "A parade",
+      dates: { start: { localDate: "2025-06-28", localTime: "12:00:00" } },
+      place: {
+        address: { line1: "Fifth Avenue at 36th Street" },
+        city: { name: "New York" },
+        state: { stateCode: "NY" },
+        country: { countryCode: "US" },
+        location: { latitude: "40.7496", longitude: "-73.9830" },
+      },
+    });
+    const first = readTicketmasterPage({ _embedded: { events: [event("P1")] } }, "tm");
+    const again = readTicketmasterPage({ _embedded: { events: [event("P2")] } }, "tm");
+    expect(first.venues).toEqual([
+      {
+        key: "place:40.7496,-73.983",
+        name: "Fifth Avenue at 36th Street",
+        city: "New York",
+        region: "NY",
+        country: "US",
+        latitude: 40.7496,
+        longitude: -73.983,
+        timezone: "America/New_York",
+      },
+    ]);
+    expect(eventOf(first, "P1")).toMatchObject({
+      venueKey: "place:40.7496,-73.983",
+      startsAtLocal: "2025-06-28T12:00:00",
+    });
+    expect(eventOf(again, "P2").venueKey).toBe(eventOf(first, "P1").venueKey);
+    expect(first.skipped).toEqual([]);
+  });
+
   test("several venues: the first with coordinates; a venue without coordinates is reported and skipped", () => {
     const page = tmPage();
     expect(eventOf(page, "vvG1zZ9pTwoVen").venueKey).toBe("KovZ9177Arf");

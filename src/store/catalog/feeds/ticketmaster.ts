@@ -67,6 +67,36 @@ function venueOf(venue: JsonObject, zone: string | null, place: string): FeedVen
   };
 }
 
+/**
+ * An event's `place` (an address and a point, for an event at no venue Ticketmaster lists) as a venue of
+ * its own, keyed by its coordinates, so every import of the same place meets one venue; named
+ * by the place, else its first address line, area or city.
+ */
+function placeOf(event: JsonObject, zone: string | null): FeedVenue | null {
+  const place = objectAt(event, "place");
+  const location = objectAt(place, "location");
+  const latitude = coordinate(memberAt(location, "latitude"), 90);
+  const longitude = coordinate(memberAt(location, "longitude"), 180);
+  if (latitude === null || longitude === null || !usablePoint(latitude, longitude)) return null;
+  const city = textAt(objectAt(place, "city"), "name");
+  const state = objectAt(place, "state");
+  return {
+    key: `place:${latitude},${longitude}`,
+    name:
+      textAt(place, "name") ??
+      textAt(objectAt(place, "address"), "line1") ??
+      textAt(objectAt(place, "area"), "name") ??
+      city ??
+      `${latitude}, ${longitude}`,
+    city,
+    region: textAt(state, "stateCode") ?? textAt(state, "name"),
+    country: textAt(objectAt(place, "country"), "countryCode"),
+    latitude,
+    longitude,
+    timezone: venueZone(zone, latitude, longitude),
+  };
+}
+
 function performerOf(attraction: JsonObject, eventCategory: string | null, place: string): FeedPerformer {
   const image = arrayAt(attraction, "images").find(isObject);
   return {
@@ -148,13 +178,16 @@ export function readTicketmasterPage(page: unknown, place: string): FeedPage {
         read.skipped.push({ place: at, message: `venue ${requiredId(venue, at)} has no usable coordinates` });
       } else venues.push(usable);
     }
+    const ownPlace = venues.length === 0 ? placeOf(event, textAt(dates, "timezone")) : null;
+    if (ownPlace !== null) venues.push(ownPlace);
     read.venues.push(...venues);
     const eventCategory = category(arrayAt(event, "classifications"));
     const performers = arrayAt(inner, "attractions")
       .filter(isObject)
       .map((attraction) => performerOf(attraction, eventCategory, at));
     read.performers.push(...performers);
-    // Several venues: the event is placed at the first one with coordinates (docs/operations.md §3).
+    // Several venues: the event is placed at the first one with coordinates, else at its place
+    // (docs/operations.md §3).
     const venue = venues[0];
     if (venue === undefined) {
       read.skipped.push({ place: at, message: `event ${key} skipped: no venue with usable coordinates` });
