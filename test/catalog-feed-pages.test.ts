@@ -251,6 +251,23 @@ describe("SeatGeek Platform events pages", () => {
     });
   });
 
+  test("without datetime_local, the start is datetime_utc at the venue", () => {
+    const page = readSeatGeekPage(
+      {
+        events: [
+          {
+            id: 7001,
+            title: "A show",
+            datetime_utc: "2025-09-02T02:30:00",
+            venue: { id: 12, name: "Hall", location: { lat: 34.043, lon: -118.2673 } },
+          },
+        ],
+      },
+      "sg",
+    );
+    expect(eventOf(page, "7001")).toMatchObject({ startsAtLocal: "2025-09-01T19:30:00", timeUnknown: false });
+  });
+
   test("a venue without coordinates is reported and its event skipped", () => {
     const page = readSeatGeekPage(
       {

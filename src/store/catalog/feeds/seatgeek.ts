@@ -74,10 +74,11 @@ type When = Pick<FeedEvent, "startsAtLocal" | "endsAtLocal" | "status" | "timeUn
 
 /**
  * With `time_tbd`, `datetime_local` holds the right date and a placeholder time (03:30), which is
- * dropped; with `date_tbd` the date itself is an estimate.
+ * dropped; with `date_tbd` the date itself is an estimate. A page without `datetime_local` has the start
+ * read from `datetime_utc` in the venue's zone.
  */
 function whenOf(event: JsonObject, zone: string): When | null {
-  const local = textAt(event, "datetime_local");
+  const local = textAt(event, "datetime_local") ?? localOfInstant(textAt(event, "datetime_utc"), zone);
   const date = local === null ? null : local.slice(0, 10);
   const dateOpen = flagAt(event, "date_tbd");
   const timeUnknown = dateOpen || flagAt(event, "time_tbd") || flagAt(event, "datetime_tbd");
