@@ -53,12 +53,25 @@ function acceptedOf(item: StoredItem): AcceptedItem | null {
  * its events to be taken over when the lease ends.
  */
 export class CorrectionRunner {
+  /** The reach of every event, held while a drain works. */
   private reach: { version: string; reach: CatalogReach } | null = null;
 
   constructor(private readonly deps: CorrectionDeps) {}
 
-  /** Works until nothing queued is placeable by the current index; returns what it did. */
+  /**
+   * Works until nothing queued is placeable by the current index; returns what it did. The events'
+   * reach (a copy of the catalog's columns) is loaded by the first claim and let go when the drain ends:
+   * corrections are rare, and the copy is the size of the index.
+   */
   async drain(): Promise<Replacement & { events: number }> {
+    try {
+      return await this.drainClaims();
+    } finally {
+      this.reach = null;
+    }
+  }
+
+  private async drainClaims(): Promise<Replacement & { events: number }> {
     const { store, settings } = this.deps;
     const totals = { events: 0, items: 0, moved: 0, removed: 0 };
     const indexVersion = this.deps.indexVersion();
