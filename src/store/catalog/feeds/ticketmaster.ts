@@ -69,8 +69,8 @@ function venueOf(venue: JsonObject, zone: string | null, place: string): FeedVen
 
 /**
  * An event's `place` (an address and a point, for an event at no venue Ticketmaster lists) as a venue of
- * its own, keyed by its coordinates, so every import of the same place meets one venue; named
- * by the place, else its first address line, area or city.
+ * its own, keyed by its coordinates, so every import of the same place meets one venue; named by the
+ * place, else its first address line, area or city.
  */
 function placeOf(event: JsonObject, zone: string | null): FeedVenue | null {
   const place = objectAt(event, "place");
