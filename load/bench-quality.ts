@@ -175,12 +175,10 @@ console.log(rulesTable(before, after));
 console.log("\nRanked by confidence:\n");
 console.log(rankedTable(results, ["attending kinds", "all kinds", "season-ticket", "resident"]));
 console.log(`\n${precisionAt95Line(after, "confidence", ["all kinds", "attending kinds"])}`);
-const percent = (n: number) => `${((100 * n) / core.attended).toFixed(1)} %`;
 console.log(
   `attended events with no kept item in the venue's core: ${core.attendedWithoutCore} of ${core.attended} ` +
-    `(${percent(core.attendedWithoutCore)}), of which a queue alone (every item before the start, past 70 % ` +
-    `of the radius): ${core.attendedQueueOnly} (${percent(core.attendedQueueOnly)}); events not attended ` +
-    `with one: ${core.notAttendedWithCore}`,
+    `(${((100 * core.attendedWithoutCore) / core.attended).toFixed(1)} %; a queue alone among them: the last ` +
+    `table); events not attended with one: ${core.notAttendedWithCore}`,
 );
 const bands = CLOSENESS_BANDS.map(
   ([low, high], i) => `${low}-${high} ${(100 * (closeness[i] ?? 0)).toFixed(1)} %`,

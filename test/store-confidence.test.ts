@@ -28,7 +28,7 @@ import {
 /**
  * Places per venue, in metres north and east of its centre: the centre (core), three spots out towards
  * the edge, and a step either side of the first venue's core edge at 100 m (90 and 110 m, one cell, the
- * centre's cells in its neighbourhood; both outside the second venue's 60 m core). Those two are drawn
+ * centre's cells in its neighbourhood; both outside the second venue's 75 m core). Those two are drawn
  * most, so the spot's balance of items in and outside the core tips either way.
  */
 const PLACES: [number, number][] = [

@@ -139,31 +139,19 @@ export function evaluate(
   return { rule, kept, groups, ways };
 }
 
-export type CoreEvidence = {
-  attended: number;
-  attendedWithoutCore: number;
-  /** Of those, the ones whose every item lies past QUEUE_SHARE of the radius before the start: a queue alone. */
-  attendedQueueOnly: number;
-  notAttendedWithCore: number;
-};
-
-/** The benchmark's queues stand from three quarters of the radius out (worldAttendance.ts); less, for GPS error. */
-const QUEUE_SHARE = 0.7;
+export type CoreEvidence = { attended: number; attendedWithoutCore: number; notAttendedWithCore: number };
 
 /**
  * Which histories' events have a kept item in the venue's core (api.md §15): the events users attended
- * with none, which saturating evidence ranks with bystanders (of them, those with nothing but a queue at
- * the radius's edge before the start, the evidence a passer-by leaves), and the events they did not
- * attend with one.
+ * with none, which saturating evidence ranks with bystanders, and the events they did not attend with one.
  */
 export function coreEvidence(
   world: World,
   chosen: readonly (Candidate | null)[],
   parameters: ConfidenceParameters,
 ): CoreEvidence {
-  // Per user, per event: whether any kept item there lies in the core, and whether all are a queue's.
-  type Seen = { core: boolean; queue: boolean };
-  const seen = new Map<number, Map<number, Seen>>();
+  // Per user, per event: whether any of the user's kept items there lies in the core.
+  const inCore = new Map<number, Map<number, boolean>>();
   world.photos.forEach((photo, i) => {
     const candidate = chosen[i] ?? null;
     if (candidate === null || !candidate.event.licensed) return;
@@ -173,24 +161,16 @@ export function coreEvidence(
       { latitude: venue.latitude, longitude: venue.longitude, radiusM },
       parameters,
     ).inCore;
-    const queue = candidate.side === "before" && candidate.distanceShare >= QUEUE_SHARE;
-    const events = seen.get(photo.user) ?? new Map<number, Seen>();
-    const before = events.get(candidate.event.id) ?? { core: false, queue: true };
-    events.set(candidate.event.id, { core: before.core || core, queue: before.queue && queue });
-    seen.set(photo.user, events);
+    const events = inCore.get(photo.user) ?? new Map<number, boolean>();
+    events.set(candidate.event.id, (events.get(candidate.event.id) ?? false) || core);
+    inCore.set(photo.user, events);
   });
-  const counts: CoreEvidence = {
-    attended: 0,
-    attendedWithoutCore: 0,
-    attendedQueueOnly: 0,
-    notAttendedWithCore: 0,
-  };
+  const counts: CoreEvidence = { attended: 0, attendedWithoutCore: 0, notAttendedWithCore: 0 };
   for (const user of world.users) {
-    for (const [event, { core, queue }] of seen.get(user.id) ?? []) {
+    for (const [event, core] of inCore.get(user.id) ?? []) {
       const attended = user.truth.has(event);
       if (attended) counts.attended++;
       if (attended && !core) counts.attendedWithoutCore++;
-      if (attended && queue) counts.attendedQueueOnly++;
       if (!attended && core) counts.notAttendedWithCore++;
     }
   }

@@ -15,8 +15,9 @@ import { timeGap } from "../shards/score.ts";
  * An event's evidence adds the weights of the user's kept items there and the share of the event's
  * duration that its non-routine items span. Items in the venue's core that are not routine count in
  * full; the evidence of the others (a routine item at routineWeight of its weight), and the span when no
- * item counts as in the core, saturates at outsideCap: a hotel room, a bar or a flat near the venue is a bystander's as often
- * as a fan's, and no number of photos from there reaches what one in the stands gives:
+ * item counts as in the core, saturates at outsideCap: a hotel room, a bar or a flat near the venue is a
+ * bystander's as often as a fan's, and no number of photos from there reaches what one in the stands
+ * gives:
  *
  *   evidence   = itemEvidence × Σ inside + spanEvidence × span
  *                + outsideCap × (1 − exp(−itemEvidence × Σ outside / outsideCap))   (an item in the core)

@@ -43,6 +43,15 @@ const routineNeighbourhood = (items: SQL, coreItems: SQL) =>
         and 2 * sum(${coreItems}) < sum(${items}))`;
 
 /**
+ * Whether a venue is busy, as an aggregate over its spot rows with their counts of items and of items in
+ * the core: the items fall on routineEvents events or more, and one of them lies outside the core. Only
+ * at a busy venue can a neighbourhood be routine (`routineNeighbourhood`), so only there is one counted.
+ */
+const busyVenue = (items: SQL, coreItems: SQL) =>
+  sql`(count(distinct event_id) filter (where ${items} > 0) >= ${literal(p.routineEvents)}
+        and bool_or(${items} > ${coreItems}))`;
+
+/**
  * The batch statement's part (after its `previous` and `touched`), which scores only what the batch
  * changes. Every part of a statement reads the snapshot from before it, so the state after the batch is
  * built the way the rendered media lists are: what the snapshot holds, minus the rows the batch replaces
@@ -65,7 +74,6 @@ const routineNeighbourhood = (items: SQL, coreItems: SQL) =>
  */
 export function confidenceCtes(userId: SQL): SQL {
   const user = sql`${userId}::uuid`;
-  const routine = literal(p.routineEvents);
   return sql`
     prior as (
       select m.venue_id, m.spot_row::int as spot_row, m.spot_col::int as spot_col, m.event_id,
@@ -110,8 +118,7 @@ export function confidenceCtes(userId: SQL): SQL {
     ),
     busy_venues as (
       select venue_id from spots group by venue_id
-      having (count(distinct event_id) filter (where before_n > 0) >= ${routine} and bool_or(before_n > before_core))
-          or (count(distinct event_id) filter (where after_n > 0) >= ${routine} and bool_or(after_n > after_core))
+      having ${busyVenue(sql`before_n`, sql`before_core`)} or ${busyVenue(sql`after_n`, sql`after_core`)}
     ),
     watched as materialized (
       select distinct c.venue_id, c.spot_row + d.r as spot_row, c.spot_col + d.c as spot_col,
@@ -157,9 +164,9 @@ export function confidenceCtes(userId: SQL): SQL {
 /**
  * The rule's part over the rows: from `event_items` (each event's items to score: event, time, venue,
  * spot cell, whether in the core, weight), `spots` (the user's spot rows after the change, `after_n`
- * items, `after_core` of them in the core) and `busy_venues` (at least the venues whose spots fall on
- * routineEvents events with an item outside the core), the routine cells of the items' neighbourhoods (`routine_cells`) and each
- * event's summed weights and its non-routine items' first and last capture (`scores`). A routine item
+ * items, `after_core` of them in the core) and `busy_venues` (at least the venues that are busy,
+ * `busyVenue`), the routine cells of the items' neighbourhoods (`routine_cells`) and each event's summed
+ * weights and its non-routine items' first and last capture (`scores`). A routine item
  * counts outside the core at routineWeight wherever its fix fell; the others count where they lie.
  * Neighbourhoods are counted only at busy venues: a cell is routine only when its neighbourhood has that
  * many events and most of its items lie outside the core, and most users' venues have fewer events or
@@ -235,8 +242,7 @@ export function userConfidenceUpdate(
       from user_venue_spots where user_id = ${user} and items > 0
     ),
     busy_venues as (
-      select venue_id from spots group by venue_id
-      having count(distinct event_id) >= ${literal(p.routineEvents)} and bool_or(after_n > after_core)
+      select venue_id from spots group by venue_id having ${busyVenue(sql`after_n`, sql`after_core`)}
     ),
     ${confidenceScores()}
     update user_events ue set confidence = ${confidenceValue(sql`sc`, sql`e`, sql`${defaultDurationMinutes}`)}

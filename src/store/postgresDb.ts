@@ -208,14 +208,11 @@ export async function openPostgres(
     client: guardedClient,
     exportClient: guardedReservations(exportPool.client, exports),
     rows,
-    // A cancel another request sent rolls the whole transaction back: it runs again from the start.
     transaction: (work) =>
-      againAfterStrayCancel(() =>
-        inTransaction(guardedClient, (connection) =>
-          work({
-            rows: <T>(statement: Runnable) => preparedRows<T>(connection, statement),
-          }),
-        ),
+      inTransaction(guardedClient, (connection) =>
+        work({
+          rows: <T>(statement: Runnable) => preparedRows<T>(connection, statement),
+        }),
       ),
     read: readOnPrimary,
     readForUser: <T>(owner: UserOwner, statementFor: (fence: Fence | null) => Runnable) =>

@@ -1,5 +1,5 @@
 import postgres from "postgres";
-import { isConnectionFailure } from "./failures.ts";
+import { againAfterStrayCancel, isConnectionFailure } from "./failures.ts";
 import type { PoolUse } from "./poolUse.ts";
 import { outsideRequests, reservedForRequest, sentForRequest } from "./requestScope.ts";
 
@@ -101,12 +101,21 @@ export function guardedReservations(client: postgres.Sql, use: PoolUse): postgre
  * commits when `work` returns and rolls back when it throws. The rollback is sent even when the request
  * has ended early, so the connection goes back to the pool outside any transaction; on a lost
  * connection nothing is sent, as the server has already rolled back. `mode` follows BEGIN (an isolation
- * level, `read only`).
+ * level, `read only`). A transaction that a cancel another request sent stopped was rolled back whole,
+ * so it runs once more from its BEGIN (`againAfterStrayCancel`): `work` keeps its state inside itself.
  */
-export async function inTransaction<T>(
+export function inTransaction<T>(
   client: postgres.Sql,
   work: (connection: postgres.ReservedSql) => Promise<T>,
   mode = "",
+): Promise<T> {
+  return againAfterStrayCancel(() => transactionOnce(client, work, mode));
+}
+
+async function transactionOnce<T>(
+  client: postgres.Sql,
+  work: (connection: postgres.ReservedSql) => Promise<T>,
+  mode: string,
 ): Promise<T> {
   const connection = await client.reserve();
   try {

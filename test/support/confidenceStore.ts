@@ -26,7 +26,7 @@ export type Event = {
   timeUnknown: boolean;
 };
 
-/** The first venue's core is 100 m (a fifth of its radius), the second's 60 m. */
+/** The first venue's core is 100 m (a fifth of its radius), the second's 75 m (coreMinM). */
 export const VENUES: Venue[] = [
   { id: 900, latitude: 51.5, longitude: -0.12, radiusM: 500 },
   { id: 901, latitude: 51.51, longitude: -0.1, radiusM: 300 },
