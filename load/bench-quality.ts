@@ -6,10 +6,12 @@ import { best, type Candidate, CandidateFinder, SCORE, TIME_FIRST } from "./qual
 import {
   attendedByCloseness,
   CLOSENESS_BANDS,
+  type Confidences,
   coreEvidence,
   evaluate,
   type RuleResult,
 } from "./quality/evaluate.ts";
+import { type RankedMetrics, thresholdFor } from "./quality/metrics.ts";
 import { confidenceRanker, ITEM_COUNT, type Ranker } from "./quality/rankers.ts";
 import {
   kindsRankedTable,
@@ -64,7 +66,10 @@ const options = {
   cities: option("cities", 15),
   venuesPerCity: 20,
 };
-/** `--outside-cap X`: the confidence ranked with another cap on outside evidence (api.md §15). */
+/**
+ * `--outside-cap X`: the confidence ranked with another ceiling on outside evidence, X times the best
+ * outside weight (api.md §15).
+ */
 function outsideCapOption(): number {
   const at = process.argv.indexOf("--outside-cap");
   if (at < 0) return CONFIDENCE.outsideCap;
@@ -116,7 +121,14 @@ const evaluateSeconds = (performance.now() - started) / 1000;
 const changed = timeFirst.filter(
   (c, i) => (c?.event.id ?? null) !== (engineChosen[i]?.event.id ?? null),
 ).length;
-const core = coreEvidence(world, engineChosen, parameters);
+// The confidence ranker's threshold for recall 0.95 over all kinds, and what it lets through.
+const confidenceAt = rankers.indexOf(rankers.find((r) => r.name === "confidence") as Ranker);
+const allKinds = after.groups.find((g) => g.group === "all kinds");
+const threshold95 = thresholdFor(allKinds?.ranked[confidenceAt]?.metrics as RankedMetrics, 0.95) ?? 0;
+const core = coreEvidence(world, engineChosen, parameters, {
+  confidences: after.confidences[confidenceAt] as Confidences,
+  threshold: threshold95,
+});
 const closeness = attendedByCloseness(world, engineChosen);
 const summary = {
   options: { ...options, outsideCap: parameters.outsideCap },
@@ -136,7 +148,7 @@ const summary = {
   },
   engineDisagreements: disagreements,
   seconds: { generate: generateSeconds, match: matchSeconds, evaluate: evaluateSeconds },
-  results: results.map((r) => ({
+  results: results.map(({ confidences: _, ...r }) => ({
     ...r,
     ways: r.ways.map(({ way, truth, scores }) => ({
       way,
@@ -179,6 +191,10 @@ console.log(
   `attended events with no kept item in the venue's core: ${core.attendedWithoutCore} of ${core.attended} ` +
     `(${((100 * core.attendedWithoutCore) / core.attended).toFixed(1)} %; a queue alone among them: the last ` +
     `table); events not attended with one: ${core.notAttendedWithCore}`,
+);
+console.log(
+  `at ${threshold95}, the confidence recall 0.95 needs: ${core.notAttendedAbove} events not attended, ` +
+    `${core.notAttendedWithCoreAbove} of them with a kept item in the venue's core`,
 );
 const bands = CLOSENESS_BANDS.map(
   ([low, high], i) => `${low}-${high} ${(100 * (closeness[i] ?? 0)).toFixed(1)} %`,

@@ -153,13 +153,19 @@ describe("bystanders: evidence from outside the core saturates", () => {
   const outsideItems = itemsArbitrary.map((items) =>
     items.map((item) => placedAt(item, CORE + (1 - CORE) * Math.max(item.distanceShare, 0.01))),
   );
-  const ceiling = 1 - Math.exp(-CONFIDENCE.outsideCap);
+  /** The highest an event's confidence may reach from these items: outsideCap times the best weight counted outside. */
+  const ceilingOf = (items: readonly EventItem[]) => {
+    const best = Math.max(
+      ...items.map((item) => itemWeight(item) * (item.routine ? CONFIDENCE.routineWeight : 1)),
+    );
+    return 1 - Math.exp(-CONFIDENCE.outsideCap * best);
+  };
 
-  test("no number of items outside the core, and no span of them, lifts an event past 1 − e^(−outsideCap)", () => {
+  test("no number of items outside the core, and no span of them, lifts an event past outsideCap × their best weight", () => {
     fc.assert(
       fc.property(outsideItems, fc.integer({ min: 1, max: 30 }), (items, copies) => {
         const many = Array.from({ length: copies }, () => items).flat();
-        expect(confidenceOf(many)).toBeLessThanOrEqual(ceiling);
+        expect(confidenceOf(many)).toBeLessThanOrEqual(ceilingOf(items));
       }),
     );
   });
@@ -169,7 +175,33 @@ describe("bystanders: evidence from outside the core saturates", () => {
       fc.property(itemsArbitrary, fc.integer({ min: 1, max: 30 }), (items, copies) => {
         const routine = items.map((item) => ({ ...item, routine: true }));
         const many = Array.from({ length: copies }, () => routine).flat();
-        expect(confidenceOf(many)).toBeLessThanOrEqual(ceiling);
+        expect(confidenceOf(many)).toBeLessThanOrEqual(ceilingOf(routine));
+      }),
+    );
+  });
+
+  test("how close the user got outside the core outweighs how many photos they took farther out", () => {
+    // One photo during the show just past the core's edge, against any number from past floorShare.
+    const nearEdge: EventItem = placedAt(
+      {
+        distanceShare: 0,
+        timeShare: 0,
+        before: false,
+        takenAtMs: START + 60 * MINUTE,
+        inCore: false,
+        routine: false,
+      },
+      CORE + 0.01,
+    );
+    const far = itemsArbitrary.map((items) =>
+      items.map((item) =>
+        placedAt({ ...item, routine: false }, Math.max(CONFIDENCE.floorShare, item.distanceShare)),
+      ),
+    );
+    fc.assert(
+      fc.property(far, fc.integer({ min: 1, max: 30 }), (items, copies) => {
+        const many = Array.from({ length: copies }, () => items).flat();
+        expect(confidenceOf(many)).toBeLessThan(confidenceOf([nearEdge]));
       }),
     );
   });

@@ -37,7 +37,16 @@ export type GroupResult = {
 /** The true events attended one way: how many, and each ranker's confidences of those in the history. */
 export type WayResult = { way: AttendanceWay; truth: number; scores: { ranker: string; shown: number[] }[] };
 
-export type RuleResult = { rule: string; kept: number; groups: GroupResult[]; ways: WayResult[] };
+/** Each ranker's confidences of every history's events: user id, then event id. */
+export type Confidences = Map<number, Map<number, number>>;
+
+export type RuleResult = {
+  rule: string;
+  kept: number;
+  groups: GroupResult[];
+  ways: WayResult[];
+  confidences: Confidences[];
+};
 
 function groupsOf(kind: UserKind): Group[] {
   return ATTENDING_KINDS.includes(kind) ? [kind, "attending kinds", "all kinds"] : [kind, "all kinds"];
@@ -75,6 +84,7 @@ export function evaluate(
       rankers.map(() => []),
     );
   }
+  const confidences: Confidences[] = rankers.map(() => new Map());
   const ways = ATTENDANCE_WAYS.map(
     (way): WayResult => ({ way, truth: 0, scores: rankers.map((r) => ({ ranker: r.name, shown: [] })) }),
   );
@@ -90,6 +100,9 @@ export function evaluate(
       (a) => !user.truth.has(a.event.id) && a.items.some((item) => item.photo.origin !== 0),
     ).length;
     const scores = rankers.map((ranker) => ranker.rank(history));
+    scores.forEach((score, r) => {
+      confidences[r]?.set(user.id, score);
+    });
     for (const way of user.ways.values()) (ways[ATTENDANCE_WAYS.indexOf(way)] as WayResult).truth++;
     for (const a of history) {
       const way = user.ways.get(a.event.id);
@@ -136,19 +149,28 @@ export function evaluate(
       })),
     };
   });
-  return { rule, kept, groups, ways };
+  return { rule, kept, groups, ways, confidences };
 }
 
-export type CoreEvidence = { attended: number; attendedWithoutCore: number; notAttendedWithCore: number };
+export type CoreEvidence = {
+  attended: number;
+  attendedWithoutCore: number;
+  notAttendedWithCore: number;
+  /** Events not attended at or above `above.threshold`, and those of them with a kept item in the core. */
+  notAttendedAbove: number;
+  notAttendedWithCoreAbove: number;
+};
 
 /**
  * Which histories' events have a kept item in the venue's core (api.md §15): the events users attended
- * with none, which saturating evidence ranks with bystanders, and the events they did not attend with one.
+ * with none, which saturating evidence ranks with bystanders, and the events they did not attend with
+ * one; with `above`, how many of the events not attended that a threshold keeps have one.
  */
 export function coreEvidence(
   world: World,
   chosen: readonly (Candidate | null)[],
   parameters: ConfidenceParameters,
+  above: { confidences: Confidences; threshold: number },
 ): CoreEvidence {
   // Per user, per event: whether any of the user's kept items there lies in the core.
   const inCore = new Map<number, Map<number, boolean>>();
@@ -165,13 +187,23 @@ export function coreEvidence(
     events.set(candidate.event.id, (events.get(candidate.event.id) ?? false) || core);
     inCore.set(photo.user, events);
   });
-  const counts: CoreEvidence = { attended: 0, attendedWithoutCore: 0, notAttendedWithCore: 0 };
+  const counts: CoreEvidence = {
+    attended: 0,
+    attendedWithoutCore: 0,
+    notAttendedWithCore: 0,
+    notAttendedAbove: 0,
+    notAttendedWithCoreAbove: 0,
+  };
   for (const user of world.users) {
+    const confidences = above.confidences.get(user.id);
     for (const [event, core] of inCore.get(user.id) ?? []) {
       const attended = user.truth.has(event);
       if (attended) counts.attended++;
       if (attended && !core) counts.attendedWithoutCore++;
       if (!attended && core) counts.notAttendedWithCore++;
+      if (attended || (confidences?.get(event) ?? 0) < above.threshold) continue;
+      counts.notAttendedAbove++;
+      if (core) counts.notAttendedWithCoreAbove++;
     }
   }
   return counts;

@@ -15,13 +15,16 @@ import { timeGap } from "../shards/score.ts";
  * An event's evidence adds the weights of the user's kept items there and the share of the event's
  * duration that its non-routine items span. Items in the venue's core that are not routine count in
  * full; the evidence of the others (a routine item at routineWeight of its weight), and the span when no
- * item counts as in the core, saturates at outsideCap: a hotel room, a bar or a flat near the venue is a
- * bystander's as often as a fan's, and no number of photos from there reaches what one in the stands
- * gives:
+ * item counts as in the core, saturates below a ceiling of outsideCap times the best of their weights: a
+ * hotel room, a bar or a flat near the venue is a bystander's as often as a fan's, no number of photos
+ * from there reaches what one in the stands gives, and how close the user got outside the core says
+ * more than how many photos they took there:
  *
- *   evidence   = itemEvidence × Σ inside + spanEvidence × span
- *                + outsideCap × (1 − exp(−itemEvidence × Σ outside / outsideCap))   (an item in the core)
- *   evidence   = outsideCap × (1 − exp(−(itemEvidence × Σ outside + spanEvidence × span) / outsideCap))
+ *   ceiling    = outsideCap × max(weight of the items counted outside)
+ *   sat(x)     = ceiling × (1 − exp(−x / ceiling)), 0 with no item outside
+ *   evidence   = itemEvidence × Σ inside + spanEvidence × span + sat(itemEvidence × Σ outside)
+ *                                                                                (an item in the core)
+ *   evidence   = sat(itemEvidence × Σ outside + spanEvidence × span)
  *   confidence = 1 − exp(−evidence × timeUnknownShare), for an event whose date is known and time is not
  *   confidence = 1 − exp(−evidence) for every other, reported with two decimals
  *
@@ -37,7 +40,8 @@ import { timeGap } from "../shards/score.ts";
  * street or a queue wherever it lies beyond (docs/performance.md §11).
  *
  * Every term is non-negative and grows with closeness, with being inside rather than in the padding,
- * with the number of items and with the span, and moving an item into the core only adds, so the
+ * with the number of items and with the span (the ceiling too: it follows the best item), and moving an
+ * item into the core only adds (its full weight, more than the ceiling it may take away), so the
  * confidence never falls when one of those grows and the routine flags stay as they are. An item's own
  * confidence is that of an event holding it alone.
  *
@@ -144,7 +148,7 @@ export function itemWeight(item: ItemPlace, p: ConfidenceParameters = CONFIDENCE
 /**
  * One matched item on its own (a `matches` entry): the confidence of an event holding only it, where
  * there is no span (src/store/confidenceSql.ts `confidenceValue` with one item), to two decimals. Outside
- * the venue's core its evidence saturates at outsideCap.
+ * the venue's core its evidence saturates below outsideCap times its own weight.
  */
 export function itemConfidence(
   item: ItemPlace,
@@ -152,8 +156,10 @@ export function itemConfidence(
   timeUnknown = false,
   p: ConfidenceParameters = CONFIDENCE,
 ): number {
-  const evidence = p.itemEvidence * itemWeight(item, p);
-  const counted = inCore ? evidence : p.outsideCap * (1 - Math.exp(-evidence / p.outsideCap));
+  const weight = itemWeight(item, p);
+  const evidence = p.itemEvidence * weight;
+  const ceiling = p.outsideCap * weight;
+  const counted = inCore ? evidence : ceiling * (1 - Math.exp(-evidence / ceiling));
   const share = timeUnknown ? p.timeUnknownShare : 1;
   return Math.round(100 * (1 - Math.exp(-counted * share))) / 100;
 }

@@ -199,6 +199,8 @@ export function confidenceScores(): SQL {
              sum(i.weight) filter (where ${inCore(sql`i`)} and not ${routine}) as inside_weights,
              sum(i.weight * case when ${routine} then ${literal(p.routineWeight)} else 1 end)
                filter (where not ${inCore(sql`i`)} or ${routine}) as outside_weights,
+             max(i.weight * case when ${routine} then ${literal(p.routineWeight)} else 1 end)
+               filter (where not ${inCore(sql`i`)} or ${routine}) as outside_best,
              coalesce(bool_or(${inCore(sql`i`)} and not ${routine} and i.weight is not null), false)
                as any_inside,
              min(i.taken_at) filter (where not ${routine}) as first_at,
@@ -256,9 +258,9 @@ export function userConfidenceUpdate(
  * An event's confidence in hundredths from its row of `scores` (null: no items) and its event row's start,
  * end (`ends_at` null: the default duration) and `time_unknown` (the evidence counts at timeUnknownShare).
  * The items counted in the core count in full; those counted outside it and, with none in the core, the
- * span saturate at outsideCap (a bystander's evidence):
+ * span saturate below a ceiling of outsideCap times the best of their weights (a bystander's evidence):
  *   evidence = itemEvidence × inside + saturated(itemEvidence × outside [+ spanEvidence × span])
- *              [+ spanEvidence × span], saturated(x) = outsideCap × (1 − e^(−x / outsideCap)).
+ *              [+ spanEvidence × span], saturated(x) = ceiling × (1 − e^(−x / ceiling)), 0 with no ceiling.
  * `floor(x + 0.5)` rounds halves up as Math.round does; PostgreSQL's round() of a double may round them
  * to even. exp() of a large negative number is an underflow error in PostgreSQL, not 0, hence `least`.
  */
@@ -268,11 +270,11 @@ export function confidenceValue(scores: SQL, event: SQL, defaultDurationMinutes:
   const span = sql`${literal(p.spanEvidence)} * (case when ${scores}.last_at > ${scores}.first_at and ${duration} > 0
     then least(1, extract(epoch from ${scores}.last_at - ${scores}.first_at)::float8 / ${duration}) else 0 end)`;
   const anyInside = sql`coalesce(${scores}.any_inside, false)`;
-  const cap = literal(p.outsideCap);
+  const ceiling = sql`${literal(p.outsideCap)} * coalesce(${scores}.outside_best, 0)`;
   const outside = sql`${literal(p.itemEvidence)} * coalesce(${scores}.outside_weights, 0)
     + case when ${anyInside} then 0 else ${span} end`;
   const evidence = sql`${literal(p.itemEvidence)} * coalesce(${scores}.inside_weights, 0)
-    + ${cap} * (1 - exp(-least(50, (${outside}) / ${cap})))
+    + case when ${ceiling} > 0 then ${ceiling} * (1 - exp(-least(50, (${outside}) / (${ceiling})))) else 0 end
     + case when ${anyInside} then ${span} else 0 end`;
   const share = sql`case when ${event}.time_unknown then ${literal(p.timeUnknownShare)} else 1 end`;
   return sql`floor(100 * (1 - exp(-least(50, (${evidence}) * ${share}))) + 0.5)::smallint`;

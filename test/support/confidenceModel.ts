@@ -15,8 +15,8 @@ import {
 /** A kept item at an event: its place, its time, whether it lies in the venue's core, whether it is routine. */
 export type EventItem = ItemPlace & { takenAtMs: number; inCore: boolean; routine: boolean };
 
-/** Evidence that grows with `x` but never reaches `cap`: `cap × (1 − e^(−x / cap))`. */
-const saturated = (x: number, cap: number) => cap * (1 - Math.exp(-x / cap));
+/** Evidence that grows with `x` but never reaches `cap`: `cap × (1 − e^(−x / cap))`, 0 under no cap. */
+const saturated = (x: number, cap: number) => (cap > 0 ? cap * (1 - Math.exp(-x / cap)) : 0);
 
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 const twoDecimals = (x: number) => Math.round(x * 100) / 100;
@@ -31,6 +31,7 @@ export function rawEventConfidence(
 ): number {
   let inside = 0;
   let outside = 0;
+  let bestOutside = 0;
   let anyInside = false;
   let first = Number.POSITIVE_INFINITY;
   let last = Number.NEGATIVE_INFINITY;
@@ -41,7 +42,9 @@ export function rawEventConfidence(
       inside += weight;
       anyInside = true;
     } else {
-      outside += weight * (item.routine ? p.routineWeight : 1);
+      const counted = weight * (item.routine ? p.routineWeight : 1);
+      outside += counted;
+      bestOutside = Math.max(bestOutside, counted);
     }
     if (item.routine) continue;
     first = Math.min(first, item.takenAtMs);
@@ -49,10 +52,11 @@ export function rawEventConfidence(
   }
   const duration = endMs - startMs;
   const span = p.spanEvidence * (last > first && duration > 0 ? clamp01((last - first) / duration) : 0);
-  // Outside the core, items and (with none inside) the span saturate: a bystander's evidence.
+  // Outside the core, items and (with none inside) the span saturate below a ceiling set by the best of
+  // those items: a bystander's evidence.
   const evidence =
     p.itemEvidence * inside +
-    saturated(p.itemEvidence * outside + (anyInside ? 0 : span), p.outsideCap) +
+    saturated(p.itemEvidence * outside + (anyInside ? 0 : span), p.outsideCap * bestOutside) +
     (anyInside ? span : 0);
   // An event whose time is unknown spans the venue's whole day: its evidence counts at a share.
   return 1 - Math.exp(-evidence * (timeUnknown ? p.timeUnknownShare : 1));
