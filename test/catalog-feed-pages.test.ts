@@ -268,6 +268,26 @@ describe("SeatGeek Platform events pages", () => {
     expect(eventOf(page, "7001")).toMatchObject({ startsAtLocal: "2025-09-01T19:30:00", timeUnknown: false });
   });
 
+  test("no date at all: a show not to be matched is read as undated, a scheduled one skipped", () => {
+    const hall = { id: 12, name: "Hall", location: { lat: 34.043, lon: -118.2673 } };
+    const page = readSeatGeekPage(
+      {
+        events: [
+          { id: 7002, title: "Called off", status: "cancelled", venue: hall },
+          { id: 7003, title: "Some day", date_tbd: true, venue: hall },
+          { id: 7004, title: "Soon", venue: hall },
+        ],
+      },
+      "sg",
+    );
+    expect(page.events).toEqual([]);
+    expect(page.undated).toMatchObject([
+      { key: "7002", status: "cancelled", venueKey: "12", place: "sg events[0]" },
+      { key: "7003", status: "date_tbd", venueKey: "12", place: "sg events[1]" },
+    ]);
+    expect(page.skipped.map((s) => s.message)).toEqual(["event 7004 skipped: no start date"]);
+  });
+
   test("a venue without coordinates is reported and its event skipped", () => {
     const page = readSeatGeekPage(
       {

@@ -1,4 +1,4 @@
-import type { EventStatus } from "../eventStatus.ts";
+import { type EventStatus, MATCHABLE_STATUSES } from "../eventStatus.ts";
 import {
   arrayAt,
   coordinate,
@@ -70,7 +70,13 @@ function performerOf(performer: JsonObject, place: string): FeedPerformer {
   };
 }
 
-type When = Pick<FeedEvent, "startsAtLocal" | "endsAtLocal" | "status" | "timeUnknown">;
+type When = Pick<FeedEvent, "startsAtLocal" | "endsAtLocal" | "timeUnknown">;
+
+/** The page's status; a date still to be announced (`date_tbd`) is one, unless the show is cancelled. */
+function statusOf(event: JsonObject): EventStatus {
+  const status = STATUSES[textAt(event, "status")?.toLowerCase() ?? "normal"] ?? "scheduled";
+  return flagAt(event, "date_tbd") && status !== "cancelled" ? "date_tbd" : status;
+}
 
 /**
  * With `time_tbd`, `datetime_local` holds the right date and a placeholder time (03:30), which is
@@ -80,18 +86,14 @@ type When = Pick<FeedEvent, "startsAtLocal" | "endsAtLocal" | "status" | "timeUn
 function whenOf(event: JsonObject, zone: string): When | null {
   const local = textAt(event, "datetime_local") ?? localOfInstant(textAt(event, "datetime_utc"), zone);
   const date = local === null ? null : local.slice(0, 10);
-  const dateOpen = flagAt(event, "date_tbd");
-  const timeUnknown = dateOpen || flagAt(event, "time_tbd") || flagAt(event, "datetime_tbd");
+  const timeUnknown = flagAt(event, "date_tbd") || flagAt(event, "time_tbd") || flagAt(event, "datetime_tbd");
   const startsAtLocal = localDateTime(date, timeUnknown || local === null ? null : local.slice(11, 19));
   if (startsAtLocal === null) return null;
-  let status = STATUSES[textAt(event, "status")?.toLowerCase() ?? "normal"] ?? "scheduled";
-  if (dateOpen && status !== "cancelled") status = "date_tbd";
   const end = localOfInstant(textAt(event, "enddatetime_utc"), zone);
   const endsAtLocal = end === null ? null : timeUnknown ? `${end.slice(0, 10)}T23:59:59` : end;
   return {
     startsAtLocal,
     endsAtLocal: endsAtLocal !== null && endsAtLocal > startsAtLocal ? endsAtLocal : null,
-    status,
     timeUnknown,
   };
 }
@@ -121,18 +123,12 @@ export function readSeatGeekPage(page: unknown, place: string): FeedPage {
     }
     read.venues.push(venue);
     const when = whenOf(event, venue.timezone);
-    if (when === null) {
-      read.skipped.push({ place: at, message: `event ${key} skipped: no start date` });
-      return;
-    }
-    read.events.push({
-      key,
-      name,
-      venueKey: venue.key,
-      ...when,
-      performers: performers.map((p) => ({ key: p.performer.key, isHeadliner: p.primary })),
-      place: at,
-    });
+    const billed = performers.map((p) => ({ key: p.performer.key, isHeadliner: p.primary }));
+    const facts = { key, name, venueKey: venue.key, status: statusOf(event), performers: billed, place: at };
+    if (when !== null) read.events.push({ ...facts, ...when });
+    // A show with no date that is not to be matched still tells a stored event its new status.
+    else if (!MATCHABLE_STATUSES.includes(facts.status)) read.undated.push(facts);
+    else read.skipped.push({ place: at, message: `event ${key} skipped: no start date` });
   });
   return read;
 }
