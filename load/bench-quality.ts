@@ -11,7 +11,7 @@ import {
   evaluate,
   type RuleResult,
 } from "./quality/evaluate.ts";
-import { type RankedMetrics, thresholdFor } from "./quality/metrics.ts";
+import { thresholdFor } from "./quality/metrics.ts";
 import { confidenceRanker, ITEM_COUNT, type Ranker } from "./quality/rankers.ts";
 import {
   kindsRankedTable,
@@ -122,9 +122,9 @@ const changed = timeFirst.filter(
   (c, i) => (c?.event.id ?? null) !== (engineChosen[i]?.event.id ?? null),
 ).length;
 // The confidence ranker's threshold for recall 0.95 over all kinds, and what it lets through.
-const confidenceAt = rankers.indexOf(rankers.find((r) => r.name === "confidence") as Ranker);
-const allKinds = after.groups.find((g) => g.group === "all kinds");
-const threshold95 = thresholdFor(allKinds?.ranked[confidenceAt]?.metrics as RankedMetrics, 0.95) ?? 0;
+const confidenceAt = rankers.findIndex((r) => r.name === "confidence");
+const allKinds = after.groups.find((g) => g.group === "all kinds")?.ranked[confidenceAt]?.metrics;
+const threshold95 = allKinds === undefined ? 0 : (thresholdFor(allKinds, 0.95) ?? 0);
 const core = coreEvidence(world, engineChosen, parameters, {
   confidences: after.confidences[confidenceAt] as Confidences,
   threshold: threshold95,
