@@ -179,6 +179,9 @@ export function confidenceCtes(userId: SQL): SQL {
  */
 export function confidenceScores(): SQL {
   const routine = sql`rc.venue_id is not null`;
+  // An item counted outside the core, and what it counts: a routine one at routineWeight of its weight.
+  const countedOutside = sql`not ${inCore(sql`i`)} or ${routine}`;
+  const outsideWeight = sql`i.weight * case when ${routine} then ${literal(p.routineWeight)} else 1 end`;
   return sql`
     item_cells as materialized (
       select distinct c.venue_id, c.spot_row, c.spot_col, c.spot_row + d.r as near_row, c.spot_col + d.c as near_col
@@ -197,10 +200,8 @@ export function confidenceScores(): SQL {
     scores as (
       select i.event_id,
              sum(i.weight) filter (where ${inCore(sql`i`)} and not ${routine}) as inside_weights,
-             sum(i.weight * case when ${routine} then ${literal(p.routineWeight)} else 1 end)
-               filter (where not ${inCore(sql`i`)} or ${routine}) as outside_weights,
-             max(i.weight * case when ${routine} then ${literal(p.routineWeight)} else 1 end)
-               filter (where not ${inCore(sql`i`)} or ${routine}) as outside_best,
+             sum(${outsideWeight}) filter (where ${countedOutside}) as outside_weights,
+             max(${outsideWeight}) filter (where ${countedOutside}) as outside_best,
              coalesce(bool_or(${inCore(sql`i`)} and not ${routine} and i.weight is not null), false)
                as any_inside,
              min(i.taken_at) filter (where not ${routine}) as first_at,

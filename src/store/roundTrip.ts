@@ -25,7 +25,6 @@ export async function inOneRoundTrip(store: Store, statements: readonly Runnable
     });
   }
   const client = store.client;
-  // A cancel another request sent rolls the whole transaction back: it is sent again.
   return againAfterStrayCancel(() => reservedRoundTrip(client, statements));
 }
 

@@ -170,15 +170,16 @@ export function readTicketmasterPage(page: unknown, place: string): FeedPage {
     const name = requiredName(event, "name", at);
     const inner = objectAt(event, "_embedded");
     const dates = objectAt(event, "dates");
+    const zone = textAt(dates, "timezone");
     const venues: FeedVenue[] = [];
     for (const venue of venueList(inner)) {
       if (!isObject(venue)) throw new NotAnAnswer(at, `_embedded.venues: expected objects`);
-      const usable = venueOf(venue, textAt(dates, "timezone"), at);
+      const usable = venueOf(venue, zone, at);
       if (usable === null) {
         read.skipped.push({ place: at, message: `venue ${requiredId(venue, at)} has no usable coordinates` });
       } else venues.push(usable);
     }
-    const ownPlace = venues.length === 0 ? placeOf(event, textAt(dates, "timezone")) : null;
+    const ownPlace = venues.length === 0 ? placeOf(event, zone) : null;
     if (ownPlace !== null) venues.push(ownPlace);
     read.venues.push(...venues);
     const eventCategory = category(arrayAt(event, "classifications"));
