@@ -1,13 +1,14 @@
 /**
  * Connections that die under the store (docs/architecture.md §10): a transaction or a reserved
  * connection whose backend is terminated fails at once with a connection error, sends nothing more and
- * throws nothing out of reach; statements queued behind the failed one fail with it; and the pool,
+ * throws nothing out of reach, also when it went while the connection waited between statements; statements queued behind the failed one fail with it; and the pool,
  * replaced after the close, answers the next statement.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { isConnectionFailure } from "../src/store/failures.ts";
+import { ConnectionLostError } from "../src/store/reservedConnections.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 
 let database: TestDatabase;
@@ -88,6 +89,39 @@ test("statements pipelined on a reserved connection all fail when it dies, none 
   expect(performance.now() - started).toBeLessThan(3000);
   expect(() => connection.unsafe("select 1")).toThrow(/lost/);
   connection.release();
+  expect(await answersAgain()).toBeLessThanOrEqual(8);
+  await Bun.sleep(100);
+  expect(escaped).toEqual([]);
+});
+
+test("a reserved connection whose backend goes while it waits between statements refuses the next one unsent", async () => {
+  const client = database.store.client;
+  if (client === null) throw new Error("these tests need PostgreSQL");
+  const connection = await client.reserve();
+  const [row] = await connection.unsafe<{ pid: number }[]>("select pg_backend_pid() as pid");
+  await terminate(row?.pid ?? 0);
+  // Idle, so no statement of its own fails: only the close says the connection went.
+  await Bun.sleep(300);
+  expect(() => connection.unsafe("select 1")).toThrow(ConnectionLostError);
+  connection.release();
+  expect(await answersAgain()).toBeLessThanOrEqual(8);
+  await Bun.sleep(100);
+  expect(escaped).toEqual([]);
+});
+
+test("a transaction whose backend goes while it works between statements fails at its next one", async () => {
+  const failure = await database.store
+    .transaction(async (tx) => {
+      const [row] = await tx.rows<{ pid: number }>(sql`select pg_backend_pid() as pid`);
+      await terminate(row?.pid ?? 0);
+      await Bun.sleep(300);
+      await tx.rows(sql`select 1`);
+    })
+    .then(
+      () => null,
+      (error: unknown) => error,
+    );
+  expect(failure).toBeInstanceOf(ConnectionLostError);
   expect(await answersAgain()).toBeLessThanOrEqual(8);
   await Bun.sleep(100);
   expect(escaped).toEqual([]);

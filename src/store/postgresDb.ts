@@ -8,7 +8,7 @@ import { answersWithin, counted, poolUse } from "./poolUse.ts";
 import { queryOf, type Runnable } from "./renderedStatement.ts";
 import { renewingPool } from "./renewingPool.ts";
 import { sentForRequest } from "./requestScope.ts";
-import { guardedReservations, inTransaction } from "./reservedConnections.ts";
+import { guardedReservations, inTransaction, reservedConnectionClosed } from "./reservedConnections.ts";
 import * as schema from "./schema/index.ts";
 import { type Fence, SERVING_HOST, standbyReads } from "./standbyReads.ts";
 import { type Db, rowsOf, type Store, type UserOwner } from "./store.ts";
@@ -156,7 +156,10 @@ export async function openPostgres(
         max,
         max_pipeline: maxPipeline,
         onnotice: () => {},
-        onclose,
+        onclose: (connectionId) => {
+          reservedConnectionClosed(connectionId);
+          onclose();
+        },
         // Every statement here is a short index-driven read or write: compiling a plan with JIT costs more
         // than running it, and the planner's estimates for a heavy user would otherwise trigger it.
         connection: { application_name: "rollcall", jit: "off" },

@@ -20,24 +20,52 @@ function losesConnection(error: unknown): boolean {
   return isConnectionFailure(error);
 }
 
+/** What marks each reserved connection lost, by the driver's id of the connection under it. */
+const closeWatch = new Map<number, () => void>();
+
+/**
+ * A pool's `onclose`, with the driver's id of the connection that closed: a reservation on it learns
+ * that its connection went even while no statement of its own was under way.
+ */
+export function reservedConnectionClosed(connectionId: number): void {
+  closeWatch.get(connectionId)?.();
+}
+
 /**
  * A reserved connection that is never touched again once its server is gone. postgres.js (3.4) keeps a
  * reserved connection after its socket closed: a statement sent on it, or the release that hands it back
  * to the pool, writes to the closed socket (an uncaught error, and a connection that never answers
- * again). So every statement is watched: once one fails because the connection went, later ones are
- * refused unsent, and release leaves the connection to the pool, which already counts it as closed.
- * Statements are sent as the current request's (requestScope.ts), and `use` counts the connection busy
- * until it is released.
+ * again). So the connection is watched: once a statement fails because the connection went, or the pool
+ * reports it closed while it waited between statements, later ones are refused unsent, and release leaves
+ * the connection to the pool, which already counts it as closed. Statements are sent as the current
+ * request's (requestScope.ts), and `use` counts the connection busy until it is released.
  */
 function guarded(connection: postgres.ReservedSql, use: PoolUse): postgres.ReservedSql {
   let lost = false;
   let held = true;
+  let connectionId: number | null = null;
   const unsettled = new Set<{ cancel(): unknown }>();
-  const noteFailure = (error: unknown) => {
-    if (lost || !losesConnection(error)) return;
+  const unwatch = () => {
+    if (connectionId !== null && closeWatch.get(connectionId) === markLost) closeWatch.delete(connectionId);
+  };
+  function markLost() {
+    if (lost) return;
     lost = true;
+    unwatch();
     // Statements queued behind the failed one are never failed by the driver: they would wait forever.
     for (const statement of unsettled) void Promise.resolve(statement.cancel()).catch(() => {});
+  }
+  const noteFailure = (error: unknown) => {
+    if (losesConnection(error)) markLost();
+  };
+  // The driver tells a statement's `onexecute` which connection it went out on (its own transactions
+  // learn theirs so); answering true leaves its pipelining as it was.
+  const learnConnection = (under: { id: number }) => {
+    if (connectionId === null && held && !lost) {
+      connectionId = under.id;
+      closeWatch.set(connectionId, markLost);
+    }
+    return true;
   };
   return new Proxy(connection, {
     get(target, property, receiver) {
@@ -48,7 +76,8 @@ function guarded(connection: postgres.ReservedSql, use: PoolUse): postgres.Reser
           options?: postgres.UnsafeQueryOptions,
         ) => {
           if (lost) throw new ConnectionLostError();
-          const statement = sentForRequest(() => target.unsafe(query, args, options));
+          const watched = { ...options, onexecute: learnConnection } as postgres.UnsafeQueryOptions;
+          const statement = sentForRequest(() => target.unsafe(query, args, watched));
           unsettled.add(statement);
           // Watched through the plain promise, which neither starts the statement nor changes how it runs.
           Promise.prototype.then.call(
@@ -67,6 +96,7 @@ function guarded(connection: postgres.ReservedSql, use: PoolUse): postgres.Reser
           if (!held) return;
           held = false;
           use.busy--;
+          unwatch();
           if (!lost) target.release();
         };
       }
