@@ -153,7 +153,7 @@ describe("bystanders: evidence from outside the core saturates", () => {
   const outsideItems = itemsArbitrary.map((items) =>
     items.map((item) => placedAt(item, CORE + (1 - CORE) * Math.max(item.distanceShare, 0.01))),
   );
-  /** The highest an event's confidence may reach from these items: outsideCap times the best weight counted outside. */
+  /** The highest confidence these items may give: from outsideCap times the best weight counted outside. */
   const ceilingOf = (items: readonly EventItem[]) => {
     const best = Math.max(
       ...items.map((item) => itemWeight(item) * (item.routine ? CONFIDENCE.routineWeight : 1)),

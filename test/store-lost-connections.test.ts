@@ -1,8 +1,9 @@
 /**
  * Connections that die under the store (docs/architecture.md §10): a transaction or a reserved
  * connection whose backend is terminated fails at once with a connection error, sends nothing more and
- * throws nothing out of reach, also when it went while the connection waited between statements; statements queued behind the failed one fail with it; and the pool,
- * replaced after the close, answers the next statement.
+ * throws nothing out of reach, also when it went while the connection waited between statements;
+ * statements queued behind the failed one fail with it; and the pool, replaced after the close, answers
+ * the next statement.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";

@@ -166,12 +166,12 @@ export function confidenceCtes(userId: SQL): SQL {
  * spot cell, whether in the core, weight), `spots` (the user's spot rows after the change, `after_n`
  * items, `after_core` of them in the core) and `busy_venues` (at least the venues that are busy,
  * `busyVenue`), the routine cells of the items' neighbourhoods (`routine_cells`) and each event's summed
- * weights and its non-routine items' first and last capture (`scores`). A routine item
- * counts outside the core at routineWeight wherever its fix fell; the others count where they lie.
- * Neighbourhoods are counted only at busy venues: a cell is routine only when its neighbourhood has that
- * many events and most of its items lie outside the core, and most users' venues have fewer events or
- * (a season ticket's) nothing outside the core; without a busy venue (`exists`, a one-time filter) the
- * neighbourhood parts never run. Each neighbourhood is listed first (`item_cells`, materialized) and
+ * weights, its best weight outside the core and its non-routine items' first and last capture (`scores`).
+ * A routine item counts outside the core at routineWeight wherever its fix fell; the others count where
+ * they lie. Neighbourhoods are counted only at busy venues: a cell is routine only when its neighbourhood
+ * has that many events and most of its items lie outside the core, and most users' venues have fewer
+ * events or (a season ticket's) nothing outside the core; without a busy venue (`exists`, a one-time
+ * filter) the neighbourhood parts never run. Each neighbourhood is listed first (`item_cells`, materialized) and
  * joined to the spot rows on all three columns, which hashes; with the offsets computed inside the join,
  * the generic plan's estimates make the planner join on the venue alone and compare every pair
  * (docs/performance.md §11). An item with no cell (kept in the core before in-core items had cells) is
