@@ -40,9 +40,18 @@ const unsupported = (headers: Record<string, string> = {}) =>
 export const BODY_TIMEOUT_MS = 5000;
 
 /**
- * An answer given while a body is still arriving closes the connection: otherwise the runtime keeps
- * reading and dropping the rest of it, for as long as the client sends it.
+ * How much of a body the service reads and drops so that an answer given before it ends reaches the
+ * client. A client that writes its whole body before it reads (Python's urllib, a streamed fetch) sees
+ * such an answer only if the connection is still open when it has written the last byte; the runtime
+ * closes it as soon as the answer is written when the answer or the client (Connection: close) says so,
+ * and the client's next write fails instead. So a chunked body over the cap is read on to its end, and
+ * a client that asked to close has what it sent to a request answered without reading it read first
+ * (`dropUnreadBody`); past this many bytes, or after BODY_TIMEOUT_MS, the answer goes out and the
+ * connection is closed.
  */
+export const DROPPED_BODY_BYTES = 8 * MAX_BODY_BYTES;
+
+/** Closes the connection with the answer: the rest of the body may still arrive. */
 const CLOSE = { connection: "close" };
 
 const tooSlow = () =>
@@ -62,56 +71,90 @@ const PIECES_BEFORE_YIELDING = 16;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** A promise of `LATE` once `ms` have passed, and a way to stop its timer. */
+const LATE = Symbol("late");
+function lateAfter(ms: number): { late: Promise<typeof LATE>; clear: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<typeof LATE>((resolve) => {
+    timer = setTimeout(() => resolve(LATE), Math.max(0, ms));
+  });
+  return { late, clear: () => clearTimeout(timer) };
+}
+
 /**
- * Reads a chunked body without ever holding more than the cap: it is cut off, and the connection
- * closed, as soon as it crosses the cap. `overflow` says which error a body over the cap deserves.
+ * Reads a body piece by piece, keeping at most the cap: past it, pieces are dropped until the body ends
+ * (`overflow`, keeping the connection) or passes DROPPED_BODY_BYTES (`overflow` that closes it). What
+ * `overflow` says is the error a body over the cap deserves; a body that stops arriving is a 408, or,
+ * once past the cap, that error with the connection closed.
  */
 async function readCapped(
-  request: Request,
-  overflow: (headers: Record<string, string>) => ApiError,
+  reader: Pick<ReadableStreamDefaultReader<Uint8Array>, "read">,
+  overflow: (headers?: Record<string, string>) => ApiError,
+  late: Promise<typeof LATE>,
 ): Promise<Uint8Array> {
-  if (request.body === null) return new Uint8Array(0);
-  const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  try {
-    for (;;) {
-      if (chunks.length >= PIECES_BEFORE_YIELDING) await nextTurn();
-      const { done, value } = await reader.read();
-      if (done) return Buffer.concat(chunks);
-      size += value.byteLength;
-      if (size > MAX_BODY_BYTES) throw overflow(CLOSE);
-      chunks.push(value);
+  for (let pieces = 0; ; pieces++) {
+    if (pieces >= PIECES_BEFORE_YIELDING) await nextTurn();
+    const piece = await Promise.race([reader.read(), late]);
+    if (piece === LATE) throw size > MAX_BODY_BYTES ? overflow(CLOSE) : tooSlow();
+    if (piece.done) {
+      if (size > MAX_BODY_BYTES) throw overflow();
+      return Buffer.concat(chunks);
     }
-  } catch (error) {
-    reader.cancel().catch(() => {});
-    throw error;
+    size += piece.value.byteLength;
+    if (size > DROPPED_BODY_BYTES) throw overflow(CLOSE);
+    if (size <= MAX_BODY_BYTES) chunks.push(piece.value);
   }
 }
 
 /**
  * The body's bytes. With a declared length the server reads exactly that many bytes, already judged
- * against the cap: one native read. Without one (chunked), the stream is read piece by piece and cut
- * off at the cap. A body that has not arrived within BODY_TIMEOUT_MS is a 408; a read that fails is a
- * client that went away: a bad request, not a failure of the service's, whether or not anyone is
- * still there to read the answer.
+ * against the cap: one native read. Without one (chunked), the stream is read piece by piece and judged
+ * as it arrives (`readCapped`). A body that has not arrived within BODY_TIMEOUT_MS is a 408; a read
+ * that fails is a client that went away: a bad request, not a failure of the service's, whether or not
+ * anyone is still there to read the answer.
  */
 async function receive(request: Request, declared: number, json: boolean): Promise<Uint8Array> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const stalled = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(tooSlow()), BODY_TIMEOUT_MS);
-  });
+  if (request.body === null) return new Uint8Array(0);
+  const { late, clear } = lateAfter(BODY_TIMEOUT_MS);
+  const reader = declared > 0 ? null : request.body.getReader();
   try {
-    const read =
-      declared > 0
-        ? request.arrayBuffer().then((buffer) => new Uint8Array(buffer))
-        : readCapped(request, json ? tooLarge : unsupported);
-    return await Promise.race([read, stalled]);
+    if (reader !== null) return await readCapped(reader, json ? tooLarge : unsupported, late);
+    const read = await Promise.race([request.arrayBuffer(), late]);
+    if (read === LATE) throw tooSlow();
+    return new Uint8Array(read);
   } catch (error) {
+    reader?.cancel().catch(() => {});
     if (error instanceof ApiError) throw error;
     throw new ApiError("invalid_request", "The request body ended before it was complete.");
   } finally {
-    clearTimeout(timer);
+    clear();
+  }
+}
+
+/**
+ * Reads and drops the body of a request answered without reading it, when its client asked to close
+ * the connection after the answer: up to DROPPED_BODY_BYTES, until `untilMs` (performance.now()), so
+ * that a client writing it all before it reads gets the answer (see DROPPED_BODY_BYTES). A client that
+ * keeps the connection needs nothing: the runtime drops what it sends while the answer goes out.
+ */
+export async function dropUnreadBody(request: Request, untilMs: number): Promise<void> {
+  const closing = /\bclose\b/i.test(request.headers.get("connection") ?? "");
+  if (!closing || request.body === null || request.bodyUsed) return;
+  const reader = request.body.getReader();
+  const { late, clear } = lateAfter(untilMs - performance.now());
+  try {
+    for (let size = 0; size <= DROPPED_BODY_BYTES; ) {
+      const piece = await Promise.race([reader.read(), late]);
+      if (piece === LATE || piece.done) return;
+      size += piece.value.byteLength;
+    }
+  } catch {
+    // The client went away: nobody is left to answer.
+  } finally {
+    clear();
+    reader.cancel().catch(() => {});
   }
 }
 

@@ -3,6 +3,7 @@ import { ACCESS_EVENT, throttled } from "../observability/log.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import { RequestScope, withinScope } from "../store/requestScope.ts";
 import type { App, Log } from "./app.ts";
+import { BODY_TIMEOUT_MS, dropUnreadBody } from "./body.ts";
 import { ApiError, errorResponse, internalError } from "./errors.ts";
 import { contextOf, type RequestContext } from "./gate.ts";
 import { JSON_MEDIA_TYPE } from "./jsonResponse.ts";
@@ -159,8 +160,9 @@ function account(
 
 /**
  * Serves the app. This wrapper is the last word on every response: it adds X-Request-Id and the
- * RateLimit headers, turns anything that still escaped the framework into the envelope, and accounts
- * for the request in the access log and the metrics.
+ * RateLimit headers, turns anything that still escaped the framework into the envelope, accounts for
+ * the request in the access log and the metrics, and reads what a client that asked to close still
+ * sends of a body the answer did not need, so that it gets the answer (body.ts).
  */
 export function serve(app: App, options: ServeOptions): Listening {
   const readiness = options.readiness ?? (() => ({ ready: true, reasons: [] }));
@@ -190,6 +192,7 @@ export function serve(app: App, options: ServeOptions): Listening {
       // Answers carry users' data (or say whether a user exists): no cache along the way may keep them.
       response.headers.set("cache-control", "no-store");
       account(request, response, requestId, startedMs, options);
+      await dropUnreadBody(request, startedMs + BODY_TIMEOUT_MS);
       return response;
     },
   });
