@@ -9,6 +9,7 @@ import { queryOf, type Runnable } from "./renderedStatement.ts";
 import { renewingPool } from "./renewingPool.ts";
 import { sentForRequest } from "./requestScope.ts";
 import { guardedReservations, inTransaction, reservedConnectionClosed } from "./reservedConnections.ts";
+import { resultsWithoutHoles, withoutLeadingHoles } from "./resultHoles.ts";
 import * as schema from "./schema/index.ts";
 import { type Fence, SERVING_HOST, standbyReads } from "./standbyReads.ts";
 import { type Db, rowsOf, type Store, type UserOwner } from "./store.ts";
@@ -25,9 +26,10 @@ async function preparedRows<T>(
   statement: Runnable,
 ): Promise<T[]> {
   const query = queryOf(statement);
-  return rowsOf<T>(
-    await sentForRequest(() => client.unsafe(query.sql, query.params as never[], { prepare: true })),
+  const result = await sentForRequest(() =>
+    client.unsafe(query.sql, query.params as never[], { prepare: true }),
   );
+  return rowsOf<T>(withoutLeadingHoles(result));
 }
 
 /**
@@ -77,7 +79,9 @@ function preparing(client: postgres.Sql): postgres.Sql {
           options?: postgres.UnsafeQueryOptions,
         ) =>
           retriedAfterStrayCancel(() =>
-            sentForRequest(() => target.unsafe(query, args, { ...options, prepare: true })),
+            sentForRequest(() =>
+              resultsWithoutHoles(target.unsafe(query, args, { ...options, prepare: true })),
+            ),
           );
       }
       return Reflect.get(target, property, receiver);
@@ -240,11 +244,11 @@ export async function openPostgres(
     standby,
     ping: (timeoutMs) =>
       answersWithin(async () => {
-        const [[serving]] = await Promise.all([
+        const [servingRows] = await Promise.all([
           client.unsafe<{ host: string }[]>(`select ${SERVING_HOST} as host`),
           readClient`select 1`.execute(),
         ]);
-        writesHost = serving?.host ?? null;
+        writesHost = withoutLeadingHoles(servingRows)[0]?.host ?? null;
       }, timeoutMs),
     close: async () => {
       await Promise.all([mainPool.end(), readPool.end(), exportPool.end(), standby?.close()]);
