@@ -9,7 +9,7 @@ import { queryOf, type Runnable } from "./renderedStatement.ts";
 import { renewingPool } from "./renewingPool.ts";
 import { sentForRequest } from "./requestScope.ts";
 import { guardedReservations, inTransaction, reservedConnectionClosed } from "./reservedConnections.ts";
-import { resultsWithoutHoles, withoutLeadingHoles } from "./resultHoles.ts";
+import { wholeResults } from "./resultHoles.ts";
 import * as schema from "./schema/index.ts";
 import { type Fence, SERVING_HOST, standbyReads } from "./standbyReads.ts";
 import { type Db, rowsOf, type Store, type UserOwner } from "./store.ts";
@@ -26,10 +26,9 @@ async function preparedRows<T>(
   statement: Runnable,
 ): Promise<T[]> {
   const query = queryOf(statement);
-  const result = await sentForRequest(() =>
-    client.unsafe(query.sql, query.params as never[], { prepare: true }),
+  return rowsOf<T>(
+    await sentForRequest(() => client.unsafe(query.sql, query.params as never[], { prepare: true })),
   );
-  return rowsOf<T>(withoutLeadingHoles(result));
 }
 
 /**
@@ -79,9 +78,7 @@ function preparing(client: postgres.Sql): postgres.Sql {
           options?: postgres.UnsafeQueryOptions,
         ) =>
           retriedAfterStrayCancel(() =>
-            sentForRequest(() =>
-              resultsWithoutHoles(target.unsafe(query, args, { ...options, prepare: true })),
-            ),
+            sentForRequest(() => target.unsafe(query, args, { ...options, prepare: true })),
           );
       }
       return Reflect.get(target, property, receiver);
@@ -172,7 +169,7 @@ export async function openPostgres(
       const client = postgres(poolUrl, options);
       // Drizzle's type parsers, set on each pool as it is made (Drizzle sets them on the client it wraps).
       drizzlePostgres(client, { schema });
-      return client;
+      return wholeResults(client);
     }, retireSeconds);
   const mainPool = connect(sizes.main, DEFAULT_PIPELINE);
   // History pages and stats get connections of their own, fewer than the main pool: each keeps
@@ -244,11 +241,11 @@ export async function openPostgres(
     standby,
     ping: (timeoutMs) =>
       answersWithin(async () => {
-        const [servingRows] = await Promise.all([
+        const [[serving]] = await Promise.all([
           client.unsafe<{ host: string }[]>(`select ${SERVING_HOST} as host`),
           readClient`select 1`.execute(),
         ]);
-        writesHost = withoutLeadingHoles(servingRows)[0]?.host ?? null;
+        writesHost = serving?.host ?? null;
       }, timeoutMs),
     close: async () => {
       await Promise.all([mainPool.end(), readPool.end(), exportPool.end(), standby?.close()]);

@@ -3,7 +3,6 @@ import type postgres from "postgres";
 import { answersWithin } from "./poolUse.ts";
 import { type Runnable, renderedOnce, type Slots } from "./renderedStatement.ts";
 import { RequestAbortedError } from "./requestScope.ts";
-import { withoutLeadingHoles } from "./resultHoles.ts";
 
 /**
  * History pages, stats and exports read on the hot standbys of `DATABASE_READ_URL` (docs/operations.md §9,
@@ -112,7 +111,7 @@ export function standbyReads(
     checking = true;
     let row: StandbyRow | undefined;
     const answered = await answersWithin(async () => {
-      [row] = withoutLeadingHoles((await client.unsafe(STANDBY_STATE)) as unknown as StandbyRow[]);
+      [row] = (await client.unsafe(STANDBY_STATE)) as unknown as StandbyRow[];
     }, ANSWER_WITHIN_MS);
     checking = false;
     if (!answered || row === undefined) {
